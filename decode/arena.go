@@ -1,0 +1,154 @@
+package decode
+
+import (
+	"database/sql/driver"
+	"unsafe"
+)
+
+// arena is where a row's values live.
+//
+// Safe mode: each row gets one fresh allocation (a slab) holding the row's
+// numbers, its string and []byte headers and their bytes. A driver.Value points
+// into the slab, so a value the application keeps pins its own row's slab and
+// nothing else: never a receive buffer, never another row.
+//
+// Raw mode: one slab is allocated per result shape and reused for every row;
+// strings and bytes alias the receive buffer. Values are valid until the next
+// Next or Close.
+//
+// The slab is pointer-free memory (a []uint64). Headers stored in it point
+// either into the same slab (safe mode) or into a receive buffer that the Rows
+// keeps referenced while the values are valid (raw mode), so the garbage
+// collector never needs to trace them.
+type arena struct {
+	slab   []byte
+	off    int
+	raw    bool
+	poison bool
+}
+
+// slabWords allocates n bytes of 8-byte aligned, pointer-free memory.
+func slabWords(n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	w := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*8)
+}
+
+// reset prepares the arena for a row needing size bytes.
+func (a *arena) reset(size int) {
+	a.off = 0
+	if a.raw {
+		if len(a.slab) < size {
+			a.slab = slabWords(size)
+		} else if a.poison {
+			poisonBytes(a.slab)
+		}
+		return
+	}
+	a.slab = slabWords(size)
+}
+
+func poisonBytes(b []byte) {
+	for i := range b {
+		b[i] = 0xAA
+	}
+}
+
+// take returns n bytes of the slab, 8-byte aligned when n is a multiple of 8.
+func (a *arena) take(n int) unsafe.Pointer {
+	p := unsafe.Pointer(&a.slab[a.off])
+	a.off += n
+	return p
+}
+
+// eface is the runtime layout of an empty interface.
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+func typeWord(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
+
+var (
+	int64Type   = typeWord(int64(0))
+	float64Type = typeWord(float64(0))
+	float32Type = typeWord(float32(0))
+	stringType  = typeWord("")
+	bytesType   = typeWord([]byte(nil))
+)
+
+// box makes an interface of the given dynamic type whose data word is p,
+// without the allocation that converting a value to an interface costs.
+func box(typ, p unsafe.Pointer) driver.Value {
+	var v any
+	e := (*eface)(unsafe.Pointer(&v))
+	e.typ, e.data = typ, p
+	return v
+}
+
+func (a *arena) int64(x int64) driver.Value {
+	p := a.take(8)
+	*(*int64)(p) = x
+	return box(int64Type, p)
+}
+
+func (a *arena) float64(x float64) driver.Value {
+	p := a.take(8)
+	*(*float64)(p) = x
+	return box(float64Type, p)
+}
+
+func (a *arena) float32(x float32) driver.Value {
+	p := a.take(8)
+	*(*float32)(p) = x
+	return box(float32Type, p)
+}
+
+// string returns s as a Go string (safe mode: copied into the slab) or, in raw
+// mode, as a []byte aliasing the receive buffer so that database/sql copies it
+// for *string, *[]byte and *any destinations.
+func (a *arena) string(s []byte) driver.Value {
+	if a.raw {
+		return a.bytesHeader(s)
+	}
+	hdr := a.take(16)
+	var data unsafe.Pointer
+	if len(s) > 0 {
+		data = a.take(roundUp8(len(s)))
+		copy(unsafe.Slice((*byte)(data), len(s)), s)
+	}
+	*(*string)(hdr) = unsafe.String((*byte)(data), len(s))
+	return box(stringType, hdr)
+}
+
+// bytesHeader boxes b as a []byte whose header lives in the slab.
+func (a *arena) bytesHeader(b []byte) driver.Value {
+	hdr := a.take(24)
+	*(*[]byte)(hdr) = b
+	return box(bytesType, hdr)
+}
+
+// bytesBuffer returns n bytes of slab for decoded BYTES content (safe mode).
+func (a *arena) bytesBuffer(n int) []byte {
+	if n == 0 {
+		return []byte{}
+	}
+	p := a.take(roundUp8(n))
+	return unsafe.Slice((*byte)(p), n)
+}
+
+func roundUp8(n int) int { return (n + 7) &^ 7 }
+
+var (
+	trueValue  driver.Value = true
+	falseValue driver.Value = false
+)
+
+func boolValue(b bool) driver.Value {
+	if b {
+		return trueValue
+	}
+	return falseValue
+}

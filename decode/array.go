@@ -1,0 +1,166 @@
+package decode
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"math/big"
+	"time"
+
+	"cloud.google.com/go/civil"
+	"cloud.google.com/go/spanner"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"github.com/google/uuid"
+)
+
+// ARRAY decoders. An array decodes into a freshly allocated slice in both
+// modes: database/sql hands slices to Scan targets by reference, so they must
+// never alias reused memory. A NULL array is a typed nil slice.
+
+var nullJSON driver.Value = spanner.NullJSON{}
+
+// elemFunc decodes one array element, NULL included.
+type elemFunc[T any] func(Value) (T, error)
+
+func arrayDecoder[T any](elem elemFunc[T]) decodeFunc {
+	return func(v Value, _ *arena) (driver.Value, error) {
+		if v.Kind == KindNull {
+			return []T(nil), nil
+		}
+		if v.Kind != KindList {
+			return nil, badValue("a list", v)
+		}
+		n, err := Count(v.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]T, n)
+		it := Elements(v.Bytes)
+		for i := range out {
+			b, _ := it.Next()
+			ev, err := ParseValue(b)
+			if err != nil {
+				return nil, err
+			}
+			if out[i], err = elem(ev); err != nil {
+				return nil, fmt.Errorf("element %d: %w", i, err)
+			}
+		}
+		return out, nil
+	}
+}
+
+// nullable lifts a parser of non-NULL values into an element decoder whose
+// NULL is the zero value of a spanner.Null* type.
+func nullable[T, N any](parse func(Value) (T, error), wrap func(T) N) elemFunc[N] {
+	return func(v Value) (N, error) {
+		var zero N
+		if v.Kind == KindNull {
+			return zero, nil
+		}
+		x, err := parse(v)
+		if err != nil {
+			return zero, err
+		}
+		return wrap(x), nil
+	}
+}
+
+// native is the element decoder for decode_to_native_arrays: a NULL element
+// has no Go value, so it is an error.
+func native[T any](parse func(Value) (T, error)) elemFunc[T] {
+	return func(v Value) (T, error) {
+		if v.Kind == KindNull {
+			var zero T
+			return zero, fmt.Errorf("NULL element cannot be stored in []%T (decode_to_native_arrays is on)", zero)
+		}
+		return parse(v)
+	}
+}
+
+// bytesElem keeps a NULL BYTES element as nil, as go-sql-spanner does.
+func bytesElem(v Value) ([]byte, error) {
+	if v.Kind == KindNull {
+		return nil, nil
+	}
+	return parseBytes(v)
+}
+
+func numericNull(r *big.Rat) spanner.NullNumeric {
+	return spanner.NullNumeric{Numeric: *r, Valid: true}
+}
+
+// arrayDecoderFor returns the decoder of ARRAY<elem>, or nil when the element
+// type is not supported.
+func arrayDecoderFor(elem *spannerpb.Type, o Options) decodeFunc {
+	code := elem.GetCode()
+	if o.NativeArrays {
+		switch code {
+		case codeBool:
+			return arrayDecoder(native(parseBool))
+		case codeInt64, codeEnum:
+			return arrayDecoder(native(parseInt64))
+		case codeFloat64:
+			return arrayDecoder(native(parseFloat64))
+		case codeFloat32:
+			return arrayDecoder(native(parseFloat32))
+		case codeString:
+			return arrayDecoder(native(parseString))
+		case codeDate:
+			return arrayDecoder(native(parseDate))
+		case codeTimestamp:
+			return arrayDecoder(native(parseTimestamp))
+		case codeNumeric:
+			if o.NumericAsString {
+				return arrayDecoder(native(parseNumericString))
+			}
+			return arrayDecoder(native(func(v Value) (big.Rat, error) {
+				r, err := parseNumeric(v)
+				if err != nil {
+					return big.Rat{}, err
+				}
+				return *r, nil
+			}))
+		case codeUUID:
+			return arrayDecoder(native(parseUUIDString))
+		}
+	}
+	switch code {
+	case codeBool:
+		return arrayDecoder(nullable(parseBool, func(b bool) spanner.NullBool { return spanner.NullBool{Bool: b, Valid: true} }))
+	case codeInt64, codeEnum:
+		return arrayDecoder(nullable(parseInt64, func(n int64) spanner.NullInt64 { return spanner.NullInt64{Int64: n, Valid: true} }))
+	case codeFloat64:
+		return arrayDecoder(nullable(parseFloat64, func(f float64) spanner.NullFloat64 { return spanner.NullFloat64{Float64: f, Valid: true} }))
+	case codeFloat32:
+		return arrayDecoder(nullable(parseFloat32, func(f float32) spanner.NullFloat32 { return spanner.NullFloat32{Float32: f, Valid: true} }))
+	case codeString:
+		return arrayDecoder(nullable(parseString, func(s string) spanner.NullString { return spanner.NullString{StringVal: s, Valid: true} }))
+	case codeDate:
+		return arrayDecoder(nullable(parseDate, func(d civil.Date) spanner.NullDate { return spanner.NullDate{Date: d, Valid: true} }))
+	case codeTimestamp:
+		return arrayDecoder(nullable(parseTimestamp, func(t time.Time) spanner.NullTime { return spanner.NullTime{Time: t, Valid: true} }))
+	case codeNumeric:
+		if o.NumericAsString {
+			return arrayDecoder(nullable(parseNumericString, func(s string) spanner.NullString { return spanner.NullString{StringVal: s, Valid: true} }))
+		}
+		return arrayDecoder(nullable(parseNumeric, numericNull))
+	case codeJSON:
+		return arrayDecoder(func(v Value) (spanner.NullJSON, error) {
+			if v.Kind == KindNull {
+				return spanner.NullJSON{}, nil
+			}
+			return parseJSON(v)
+		})
+	case codeUUID:
+		return arrayDecoder(nullable(parseUUID, func(u uuid.UUID) spanner.NullUUID { return spanner.NullUUID{UUID: u, Valid: true} }))
+	case codeBytes, codeProto:
+		return arrayDecoder(elemFunc[[]byte](bytesElem))
+	case codeInterval:
+		return arrayDecoder(nullable(parseInterval, func(iv spanner.Interval) spanner.NullInterval {
+			return spanner.NullInterval{Interval: iv, Valid: true}
+		}))
+	case codeStruct:
+		return arrayDecoder(structElem(elem.GetStructType()))
+	}
+	return nil
+}

@@ -1,0 +1,38 @@
+// Package decode turns Spanner PartialResultSet wire bytes into database/sql
+// driver values. It knows nothing of connections or gRPC.
+//
+// The pieces, in the order bytes meet them:
+//
+//   - Message.Scan finds a PartialResultSet's fields in place.
+//   - Merger yields complete values from a sequence of messages, joining
+//     chunked_value continuations in memory it owns.
+//   - PlanFor builds (once per result shape and Options, then from a lock-free
+//     cache) a Plan: one small decoder function per column.
+//   - RowDecoder runs a plan over one row's encoded values.
+//
+// # Go types
+//
+// Values follow go-sql-spanner: BOOL bool, INT64/ENUM int64, FLOAT64 float64,
+// FLOAT32 float32, STRING string, BYTES/PROTO []byte (NULL is []byte(nil)),
+// TIMESTAMP time.Time (UTC), DATE string "YYYY-MM-DD", UUID string, NUMERIC
+// big.Rat (or string with NumericAsString), JSON spanner.NullJSON (NULL is
+// NullJSON{}), arrays []spanner.NullX ([]T with NativeArrays; [][]byte for
+// BYTES). Beyond go-sql-spanner: INTERVAL is spanner.Interval, STRUCT is
+// spanner.NullRow, ARRAY<INTERVAL> is []spanner.NullInterval and
+// ARRAY<STRUCT> is []spanner.NullRow. Other NULLs are nil.
+//
+// # Ownership
+//
+// Message, Value and Merger slices alias the bytes they were given and are
+// valid only while those bytes are.
+//
+// Safe mode (default): every value RowDecoder produces owns its memory. The
+// numbers, strings and bytes of one row share a single allocation, so a kept
+// value pins at most its own row, never a receive buffer.
+//
+// Raw mode (Options.Raw): STRING, DATE, UUID and NUMERIC-as-text values are
+// []byte aliasing the message bytes; BYTES are decoded into, and numbers and
+// timestamps boxed in, a slab reused for every row. All of them are valid
+// only until the next Decode. Arrays, NUMERIC, JSON, INTERVAL and STRUCT
+// values are freshly allocated in both modes.
+package decode

@@ -1,0 +1,94 @@
+package decode
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// ErrMalformed is matched (errors.Is) by every error about bytes that do not
+// follow the protobuf wire format or Spanner's value encodings.
+var ErrMalformed = errors.New("malformed Spanner result data")
+
+// ProtocolError reports server data that breaks the wire format or the
+// result-stream protocol (for example a chunked number). It carries gRPC code
+// FailedPrecondition for protocol violations and Internal for broken bytes.
+type ProtocolError struct {
+	What string // where in the message the problem was found
+	Err  error  // the underlying cause, if any
+	Code codes.Code
+}
+
+func (e *ProtocolError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("spannerfast: malformed result stream: %s: %v", e.What, e.Err)
+	}
+	return "spannerfast: malformed result stream: " + e.What
+}
+
+// Unwrap returns the cause.
+func (e *ProtocolError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrMalformed) true.
+func (e *ProtocolError) Is(target error) bool { return target == ErrMalformed }
+
+// GRPCStatus lets status.Code(err) report the error's code.
+func (e *ProtocolError) GRPCStatus() *status.Status { return status.New(e.Code, e.Error()) }
+
+func wireError(what string, n int) error {
+	return &ProtocolError{What: what, Err: protowire.ParseError(n), Code: codes.Internal}
+}
+
+func protocolErrorf(format string, args ...any) error {
+	return &ProtocolError{What: fmt.Sprintf(format, args...), Code: codes.FailedPrecondition}
+}
+
+// ColumnError says which column a value could not be decoded for.
+type ColumnError struct {
+	Index int    // zero-based column index
+	Name  string // column name from the result metadata
+	Type  string // GoogleSQL type name, e.g. ARRAY<INT64>
+	Err   error
+}
+
+func (e *ColumnError) Error() string {
+	return fmt.Sprintf("spannerfast: column %d %q (%s): %v", e.Index, e.Name, e.Type, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ColumnError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrMalformed) true: a column that cannot be decoded
+// means the server sent something other than its declared type.
+func (e *ColumnError) Is(target error) bool { return target == ErrMalformed }
+
+// GRPCStatus reports codes.Internal, unless the cause carries its own code.
+func (e *ColumnError) GRPCStatus() *status.Status {
+	code := codes.Internal
+	if s, ok := status.FromError(e.Err); ok && s.Code() != codes.Unknown {
+		code = s.Code()
+	}
+	return status.New(code, e.Error())
+}
+
+// valueError describes a value that does not fit its column type.
+type valueError struct {
+	want string // what the type needs, e.g. "a decimal string"
+	got  Value
+}
+
+func (e *valueError) Error() string {
+	if e.got.Kind == KindString {
+		s := string(e.got.Bytes)
+		if len(s) > 64 {
+			s = s[:64] + "..."
+		}
+		return fmt.Sprintf("want %s, got string %q", e.want, s)
+	}
+	return fmt.Sprintf("want %s, got %s value", e.want, e.got.Kind)
+}
+
+func badValue(want string, got Value) error { return &valueError{want: want, got: got} }

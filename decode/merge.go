@@ -1,0 +1,215 @@
+package decode
+
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Merger turns a sequence of PartialResultSet messages into a sequence of
+// complete values, joining chunked values across message boundaries.
+//
+// A chunked value is accumulated in memory the Merger owns, so it never pins
+// the messages it came from; every other value aliases its message's bytes.
+// Work is linear in the size of the value however many messages it spans.
+type Merger struct {
+	msg     Message
+	idx     int
+	pending *chunkNode
+	loaded  bool
+}
+
+// Load scans the next message. The previous one must be exhausted (Next
+// returned ok == false). The Merger keeps aliases into b until the next Load.
+func (m *Merger) Load(b []byte) error {
+	if err := m.msg.Scan(b); err != nil {
+		return err
+	}
+	m.idx = 0
+	m.loaded = true
+	return nil
+}
+
+// Message returns the message loaded last.
+func (m *Merger) Message() *Message { return &m.msg }
+
+// Remaining is the number of values left in the current message, counting a
+// chunked last value as one.
+func (m *Merger) Remaining() int { return len(m.msg.Values) - m.idx }
+
+// Next returns the next complete value. ok is false when the current message
+// has no more complete values and another must be loaded.
+func (m *Merger) Next() (v []byte, ok bool, err error) {
+	for m.idx < len(m.msg.Values) {
+		v = m.msg.Values[m.idx]
+		m.idx++
+		lastOfChunked := m.idx == len(m.msg.Values) && m.msg.ChunkedValue
+		if m.pending != nil {
+			if err := m.pending.merge(v); err != nil {
+				return nil, false, err
+			}
+			if lastOfChunked {
+				return nil, false, nil
+			}
+			v = m.pending.encode()
+			m.pending = nil
+			return v, true, nil
+		}
+		if lastOfChunked {
+			n, err := newChunkNode(v)
+			if err != nil {
+				return nil, false, err
+			}
+			m.pending = n
+			return nil, false, nil
+		}
+		return v, true, nil
+	}
+	return nil, false, nil
+}
+
+// NextInMessage is Next without chunk handling, for callers that checked the
+// message has no chunked value and no chunk is pending. It is the hot path.
+func (m *Merger) NextInMessage() []byte {
+	v := m.msg.Values[m.idx]
+	m.idx++
+	return v
+}
+
+// Simple reports whether the current message's values can be taken with
+// NextInMessage: nothing pending and no chunk at its end.
+func (m *Merger) Simple() bool { return m.pending == nil && !m.msg.ChunkedValue }
+
+// End checks that the stream did not stop inside a chunked value.
+func (m *Merger) End() error {
+	if m.pending != nil {
+		return protocolErrorf("stream ended inside a chunked %s value", m.pending.kind)
+	}
+	return nil
+}
+
+// chunkNode is a value being assembled from chunks. Strings grow by append.
+// A list keeps its finished elements encoded and expands only its last
+// element, the one a following chunk may continue, so each element is
+// expanded and re-encoded at most once.
+type chunkNode struct {
+	kind  Kind
+	str   []byte
+	elems [][]byte   // encoded elements before last
+	last  *chunkNode // the last element, when the list has any
+}
+
+func newChunkNode(b []byte) (*chunkNode, error) {
+	v, err := ParseValue(b)
+	if err != nil {
+		return nil, err
+	}
+	return nodeOf(v, b)
+}
+
+func nodeOf(v Value, raw []byte) (*chunkNode, error) {
+	switch v.Kind {
+	case KindString:
+		return &chunkNode{kind: KindString, str: append([]byte(nil), v.Bytes...)}, nil
+	case KindList:
+		n := &chunkNode{kind: KindList}
+		it := Elements(v.Bytes)
+		for e, ok := it.Next(); ok; e, ok = it.Next() {
+			if err := n.appendElem(e); err != nil {
+				return nil, err
+			}
+		}
+		return n, it.Err()
+	case KindUnset:
+		return nil, protocolErrorf("chunked_value set on a value with no kind")
+	}
+	// A number, bool, null or struct cannot be continued; keep it as a leaf so
+	// that a merge into it reports the violation.
+	return &chunkNode{kind: v.Kind, str: append([]byte(nil), raw...)}, nil
+}
+
+// appendElem adds a complete element after the current last one.
+func (n *chunkNode) appendElem(e []byte) error {
+	if n.last != nil {
+		n.elems = append(n.elems, n.last.encode())
+	}
+	v, err := ParseValue(e)
+	if err != nil {
+		return err
+	}
+	last, err := nodeOf(v, e)
+	if err != nil {
+		return err
+	}
+	n.last = last
+	return nil
+}
+
+// merge joins the encoded value b onto n as protocol.md describes.
+func (n *chunkNode) merge(b []byte) error {
+	r, err := ParseValue(b)
+	if err != nil {
+		return err
+	}
+	switch {
+	case n.kind == KindString && r.Kind == KindString:
+		n.str = append(n.str, r.Bytes...)
+		return nil
+	case n.kind == KindList && r.Kind == KindList:
+		it := Elements(r.Bytes)
+		first := true
+		for e, ok := it.Next(); ok; e, ok = it.Next() {
+			if first && n.last != nil && (n.last.kind == KindString || n.last.kind == KindList) {
+				if err := n.last.merge(e); err != nil {
+					return err
+				}
+			} else if err := n.appendElem(e); err != nil {
+				return err
+			}
+			first = false
+		}
+		return it.Err()
+	case n.kind != KindString && n.kind != KindList:
+		return protocolErrorf("cannot merge a chunk into a %s value", n.kind)
+	default:
+		return protocolErrorf("cannot merge a %s chunk into a %s value", r.Kind, n.kind)
+	}
+}
+
+// encode returns n as an encoded google.protobuf.Value.
+func (n *chunkNode) encode() []byte {
+	switch n.kind {
+	case KindString:
+		return appendBytesField(make([]byte, 0, len(n.str)+12), fieldString, n.str)
+	case KindList:
+		last := n.last.encodeOrNil()
+		size := 0
+		for _, e := range n.elems {
+			size += protowire.SizeTag(fieldListValues) + protowire.SizeBytes(len(e))
+		}
+		if last != nil {
+			size += protowire.SizeTag(fieldListValues) + protowire.SizeBytes(len(last))
+		}
+		out := make([]byte, 0, size+12)
+		out = protowire.AppendTag(out, fieldList, protowire.BytesType)
+		out = protowire.AppendVarint(out, uint64(size))
+		for _, e := range n.elems {
+			out = appendBytesField(out, fieldListValues, e)
+		}
+		if last != nil {
+			out = appendBytesField(out, fieldListValues, last)
+		}
+		return out
+	}
+	return n.str // a leaf kept in its encoded form
+}
+
+func (n *chunkNode) encodeOrNil() []byte {
+	if n == nil {
+		return nil
+	}
+	return n.encode()
+}
+
+func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, v)
+}

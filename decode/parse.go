@@ -1,0 +1,319 @@
+package decode
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"math/big"
+	"time"
+	"unsafe"
+
+	"cloud.google.com/go/civil"
+	"cloud.google.com/go/spanner"
+	"github.com/google/uuid"
+)
+
+// This file turns one non-NULL wire value into a typed Go value. The column
+// decoders (scalar.go) and the array element decoders (array.go) share it.
+
+// view returns b as a string without copying; the result must not outlive b.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+func parseBool(v Value) (bool, error) {
+	if v.Kind != KindBool {
+		return false, badValue("a bool", v)
+	}
+	return v.Bool, nil
+}
+
+func parseInt64(v Value) (int64, error) {
+	if v.Kind != KindString {
+		return 0, badValue("a decimal INT64 string", v)
+	}
+	if n, ok := parseDecimalInt64(v.Bytes); ok {
+		return n, nil
+	}
+	return 0, badValue("a decimal INT64 string", v)
+}
+
+// parseDecimalInt64 is strconv.ParseInt(s, 10, 64) without the string
+// conversion and the error allocation on the hot path.
+func parseDecimalInt64(s []byte) (int64, bool) {
+	if len(s) == 0 || len(s) > 20 {
+		return 0, false
+	}
+	neg := s[0] == '-'
+	if neg || s[0] == '+' {
+		s = s[1:]
+		if len(s) == 0 {
+			return 0, false
+		}
+	}
+	var u uint64
+	for _, c := range s {
+		d := c - '0'
+		if d > 9 {
+			return 0, false
+		}
+		if u > (math.MaxUint64-9)/10 {
+			return 0, false
+		}
+		u = u*10 + uint64(d)
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+func parseFloat64(v Value) (float64, error) {
+	switch v.Kind {
+	case KindNumber:
+		return v.Num, nil
+	case KindString:
+		switch view(v.Bytes) {
+		case "NaN":
+			return math.NaN(), nil
+		case "Infinity":
+			return math.Inf(1), nil
+		case "-Infinity":
+			return math.Inf(-1), nil
+		}
+	}
+	return 0, badValue(`a number or "NaN", "Infinity", "-Infinity"`, v)
+}
+
+func parseFloat32(v Value) (float32, error) {
+	f, err := parseFloat64(v)
+	return float32(f), err
+}
+
+func parseString(v Value) (string, error) {
+	if v.Kind != KindString {
+		return "", badValue("a string", v)
+	}
+	return string(v.Bytes), nil
+}
+
+// parseBytes decodes standard padded base64 into a new slice.
+func parseBytes(v Value) ([]byte, error) {
+	if v.Kind != KindString {
+		return nil, badValue("a base64 string", v)
+	}
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(v.Bytes)))
+	n, err := base64.StdEncoding.Decode(out, v.Bytes)
+	if err != nil {
+		return nil, badValue("standard base64", v)
+	}
+	return out[:n], nil
+}
+
+// parseTimestamp reads Spanner's RFC 3339 form: "YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z".
+// It is written out by hand because time.Parse costs several times more and
+// Spanner only ever sends this one layout.
+func parseTimestamp(v Value) (time.Time, error) {
+	if v.Kind != KindString {
+		return time.Time{}, badValue("an RFC 3339 timestamp", v)
+	}
+	t, ok := timestampOf(v.Bytes)
+	if !ok {
+		return time.Time{}, badValue("an RFC 3339 UTC timestamp", v)
+	}
+	return t, nil
+}
+
+func timestampOf(s []byte) (time.Time, bool) {
+	if len(s) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
+		s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	year, ok1 := digits(s[0:4])
+	month, ok2 := digits(s[5:7])
+	day, ok3 := digits(s[8:10])
+	hour, ok4 := digits(s[11:13])
+	minute, ok5 := digits(s[14:16])
+	sec, ok6 := digits(s[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || !validDate(year, month, day) ||
+		hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	rest := s[19:]
+	nsec := 0
+	if rest[0] == '.' {
+		i := 1
+		scale := 100_000_000
+		for ; i < len(rest) && rest[i] >= '0' && rest[i] <= '9'; i++ {
+			if i > 9 {
+				return time.Time{}, false
+			}
+			nsec += int(rest[i]-'0') * scale
+			scale /= 10
+		}
+		if i == 1 {
+			return time.Time{}, false
+		}
+		rest = rest[i:]
+	}
+	if len(rest) != 1 || (rest[0] != 'Z' && rest[0] != 'z') {
+		return time.Time{}, false
+	}
+	secs := daysSinceEpoch(year, month, day)*86400 + int64(hour*3600+minute*60+sec)
+	return time.Unix(secs, int64(nsec)).UTC(), true
+}
+
+// parseDateBytes checks "YYYY-MM-DD" (years 0001-9999).
+func parseDateBytes(s []byte) (civil.Date, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return civil.Date{}, false
+	}
+	y, ok1 := digits(s[0:4])
+	m, ok2 := digits(s[5:7])
+	d, ok3 := digits(s[8:10])
+	if !(ok1 && ok2 && ok3) || !validDate(y, m, d) {
+		return civil.Date{}, false
+	}
+	return civil.Date{Year: y, Month: time.Month(m), Day: d}, true
+}
+
+func parseDate(v Value) (civil.Date, error) {
+	if v.Kind == KindString {
+		if d, ok := parseDateBytes(v.Bytes); ok {
+			return d, nil
+		}
+	}
+	return civil.Date{}, badValue(`a "YYYY-MM-DD" date`, v)
+}
+
+func digits(s []byte) (int, bool) {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func validDate(y, m, d int) bool {
+	if y < 1 || m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	return d <= daysIn(y, m)
+}
+
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysSinceEpoch converts a proleptic Gregorian date to days since 1970-01-01
+// (Howard Hinnant's days_from_civil).
+func daysSinceEpoch(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
+}
+
+// parseNumeric reads a NUMERIC decimal string exactly.
+func parseNumeric(v Value) (*big.Rat, error) {
+	if v.Kind != KindString || !isDecimal(v.Bytes) {
+		return nil, badValue("a NUMERIC decimal string", v)
+	}
+	r, ok := new(big.Rat).SetString(string(v.Bytes))
+	if !ok {
+		return nil, badValue("a NUMERIC decimal string", v)
+	}
+	return r, nil
+}
+
+// isDecimal accepts [-+]digits[.digits] (and PostgreSQL's "NaN"), rejecting the
+// fractions and exponents that big.Rat.SetString would also take.
+func isDecimal(s []byte) bool {
+	if view(s) == "NaN" {
+		return false
+	}
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	seenDigit, seenDot := false, false
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			seenDigit = true
+		case c == '.' && !seenDot:
+			seenDot = true
+		default:
+			return false
+		}
+	}
+	return seenDigit
+}
+
+func parseNumericString(v Value) (string, error) {
+	if v.Kind != KindString || !isDecimal(v.Bytes) {
+		return "", badValue("a NUMERIC decimal string", v)
+	}
+	return string(v.Bytes), nil
+}
+
+func parseJSON(v Value) (spanner.NullJSON, error) {
+	if v.Kind != KindString {
+		return spanner.NullJSON{}, badValue("JSON text", v)
+	}
+	var x any
+	if err := json.Unmarshal(v.Bytes, &x); err != nil {
+		return spanner.NullJSON{}, badValue("valid JSON text", v)
+	}
+	return spanner.NullJSON{Value: x, Valid: true}, nil
+}
+
+func parseUUID(v Value) (uuid.UUID, error) {
+	if v.Kind == KindString && len(v.Bytes) == 36 {
+		if u, err := uuid.ParseBytes(v.Bytes); err == nil {
+			return u, nil
+		}
+	}
+	return uuid.UUID{}, badValue("a canonical UUID", v)
+}
+
+func parseUUIDString(v Value) (string, error) {
+	if _, err := parseUUID(v); err != nil {
+		return "", err
+	}
+	return string(v.Bytes), nil
+}
+
+func parseInterval(v Value) (spanner.Interval, error) {
+	if v.Kind != KindString {
+		return spanner.Interval{}, badValue("an ISO 8601 interval", v)
+	}
+	iv, err := spanner.ParseInterval(string(v.Bytes))
+	if err != nil {
+		return spanner.Interval{}, badValue("an ISO 8601 interval", v)
+	}
+	return iv, nil
+}
+
+// parseEnum reads an ENUM value, which travels like INT64.
+func parseEnum(v Value) (int64, error) { return parseInt64(v) }

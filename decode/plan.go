@@ -1,0 +1,275 @@
+package decode
+
+import (
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+
+	"reflect"
+	"sync"
+	"sync/atomic"
+
+	"cloud.google.com/go/spanner"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+)
+
+// Options select how values are represented. They are part of a plan's
+// identity: the same metadata decoded with other options is another plan.
+type Options struct {
+	Raw             bool // STRING/BYTES alias the receive buffer; values valid until the next row
+	NativeArrays    bool // decode_to_native_arrays: []int64 instead of []spanner.NullInt64
+	NumericAsString bool // decode_numeric_to_string: NUMERIC as its decimal text
+}
+
+func (o Options) index() int {
+	i := 0
+	if o.Raw {
+		i |= 1
+	}
+	if o.NativeArrays {
+		i |= 2
+	}
+	if o.NumericAsString {
+		i |= 4
+	}
+	return i
+}
+
+// Column describes one result column.
+type Column struct {
+	Name     string
+	Type     *spannerpb.Type
+	TypeName string       // GoogleSQL name, e.g. "ARRAY<INT64>"
+	ScanType reflect.Type // a Go type that Scan can fill from this column, NULL included
+}
+
+// slabKind says how many bytes of a row's slab a column's value takes.
+type slabKind uint8
+
+const (
+	slabNone   slabKind = iota
+	slabFixed8          // INT64, FLOAT64, FLOAT32
+	slabString          // STRING, DATE, UUID, NUMERIC as text: header + bytes (raw: a []byte header)
+	slabBytes           // BYTES, PROTO: header + decoded bytes
+	slabTime            // TIMESTAMP
+)
+
+type columnPlan struct {
+	decode decodeFunc
+	slab   slabKind
+}
+
+// Plan is the decode plan for one result shape: a decoder per column, chosen
+// once. Plans are immutable and shared between queries and goroutines.
+type Plan struct {
+	Columns []Column
+	cols    []columnPlan
+	opts    Options
+}
+
+// Options returns the options the plan was built for.
+func (p *Plan) Options() Options { return p.opts }
+
+// planCacheLimit bounds the number of cached shapes per option set; when it
+// is reached the cache starts over rather than growing without bound.
+const planCacheLimit = 1024
+
+// The cache is copy-on-write: lookups are one atomic load and a map read
+// keyed by the row type's bytes (m[string(b)] does not allocate), so the
+// per-query path takes no lock. Building a plan takes a mutex.
+var (
+	planCaches [8]atomic.Pointer[map[string]*Plan]
+	planMu     sync.Mutex
+	planMisses atomic.Int64
+)
+
+// PlanFor returns the plan for an encoded StructType (ResultSetMetadata's
+// row_type), from the cache when the same bytes were seen before.
+func PlanFor(rowType []byte, o Options) (*Plan, error) {
+	cache := &planCaches[o.index()]
+	if m := cache.Load(); m != nil {
+		if p, ok := (*m)[string(rowType)]; ok {
+			return p, nil
+		}
+	}
+	p, err := buildPlan(rowType, o)
+	if err != nil {
+		return nil, err
+	}
+	planMu.Lock()
+	defer planMu.Unlock()
+	old := cache.Load()
+	next := make(map[string]*Plan, 1)
+	if old != nil && len(*old) < planCacheLimit {
+		for k, v := range *old {
+			next[k] = v
+		}
+	}
+	next[string(rowType)] = p
+	cache.Store(&next)
+	return p, nil
+}
+
+// PlanMisses counts plans built since start (for tests and benchmarks).
+func PlanMisses() int64 { return planMisses.Load() }
+
+func buildPlan(rowType []byte, o Options) (*Plan, error) {
+	planMisses.Add(1)
+	var st spannerpb.StructType
+	if err := proto.Unmarshal(rowType, &st); err != nil {
+		return nil, &ProtocolError{What: "result metadata row_type", Err: err, Code: codes.Internal}
+	}
+	p := &Plan{opts: o}
+	for i, f := range st.GetFields() {
+		t := f.GetType()
+		c := Column{Name: f.GetName(), Type: t, TypeName: TypeName(t)}
+		cp, scan, err := columnPlanFor(t, o)
+		if err != nil {
+			return nil, &ColumnError{Index: i, Name: c.Name, Type: c.TypeName, Err: err}
+		}
+		c.ScanType = scan
+		p.Columns = append(p.Columns, c)
+		p.cols = append(p.cols, cp)
+	}
+	return p, nil
+}
+
+var (
+	scanNullBool    = reflect.TypeFor[sql.NullBool]()
+	scanNullInt64   = reflect.TypeFor[sql.NullInt64]()
+	scanNullFloat64 = reflect.TypeFor[sql.NullFloat64]()
+	scanNullFloat32 = reflect.TypeFor[sql.Null[float32]]()
+	scanNullString  = reflect.TypeFor[sql.NullString]()
+	scanNullTime    = reflect.TypeFor[sql.NullTime]()
+	scanBytes       = reflect.TypeFor[[]byte]()
+	scanNullDate    = reflect.TypeFor[spanner.NullDate]()
+	scanNullNumeric = reflect.TypeFor[spanner.NullNumeric]()
+	scanNullJSON    = reflect.TypeFor[spanner.NullJSON]()
+	scanNullUUID    = reflect.TypeFor[spanner.NullUUID]()
+	scanNullIntvl   = reflect.TypeFor[spanner.NullInterval]()
+	scanNullRow     = reflect.TypeFor[spanner.NullRow]()
+)
+
+func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, error) {
+	switch t.GetCode() {
+	case codeBool:
+		return columnPlan{decode: decodeBool}, scanNullBool, nil
+	case codeInt64, codeEnum:
+		return columnPlan{decodeInt64, slabFixed8}, scanNullInt64, nil
+	case codeFloat64:
+		return columnPlan{decodeFloat64, slabFixed8}, scanNullFloat64, nil
+	case codeFloat32:
+		return columnPlan{decodeFloat32, slabFixed8}, scanNullFloat32, nil
+	case codeString:
+		return columnPlan{decodeString, slabString}, scanNullString, nil
+	case codeBytes, codeProto:
+		return columnPlan{decodeBytes, slabBytes}, scanBytes, nil
+	case codeTimestamp:
+		return columnPlan{decodeTimestamp, slabTime}, scanNullTime, nil
+	case codeDate:
+		return columnPlan{decodeDate, slabString}, scanNullDate, nil
+	case codeUUID:
+		return columnPlan{decodeUUID, slabString}, scanNullUUID, nil
+	case codeNumeric:
+		if o.NumericAsString {
+			return columnPlan{decodeNumericString, slabString}, scanNullString, nil
+		}
+		return columnPlan{decode: decodeNumeric}, scanNullNumeric, nil
+	case codeJSON:
+		return columnPlan{decode: decodeJSON}, scanNullJSON, nil
+	case codeInterval:
+		return columnPlan{decode: decodeInterval}, scanNullIntvl, nil
+	case codeStruct:
+		return columnPlan{decode: structDecoder(t.GetStructType())}, scanNullRow, nil
+	case codeArray:
+		elem := t.GetArrayElementType()
+		if d := arrayDecoderFor(elem, o); d != nil {
+			var probe driver.Value
+			probe, _ = d(Value{Kind: KindNull}, nil)
+			return columnPlan{decode: d}, reflect.TypeOf(probe), nil
+		}
+		return columnPlan{}, nil, fmt.Errorf("unsupported array element type %s", TypeName(elem))
+	}
+	return columnPlan{}, nil, fmt.Errorf("unsupported type code %v", t.GetCode())
+}
+
+const (
+	codeBool      = spannerpb.TypeCode_BOOL
+	codeInt64     = spannerpb.TypeCode_INT64
+	codeFloat64   = spannerpb.TypeCode_FLOAT64
+	codeFloat32   = spannerpb.TypeCode_FLOAT32
+	codeTimestamp = spannerpb.TypeCode_TIMESTAMP
+	codeDate      = spannerpb.TypeCode_DATE
+	codeString    = spannerpb.TypeCode_STRING
+	codeBytes     = spannerpb.TypeCode_BYTES
+	codeArray     = spannerpb.TypeCode_ARRAY
+	codeStruct    = spannerpb.TypeCode_STRUCT
+	codeNumeric   = spannerpb.TypeCode_NUMERIC
+	codeJSON      = spannerpb.TypeCode_JSON
+	codeProto     = spannerpb.TypeCode_PROTO
+	codeEnum      = spannerpb.TypeCode_ENUM
+	codeInterval  = spannerpb.TypeCode_INTERVAL
+	codeUUID      = spannerpb.TypeCode_UUID
+)
+
+// Metadata is a ResultSetMetadata scanned in place.
+type Metadata struct {
+	RowType       []byte // encoded StructType
+	TransactionID []byte // id of a transaction begun inline, if any
+}
+
+// ParseMetadata scans an encoded ResultSetMetadata.
+func ParseMetadata(b []byte) (Metadata, error) {
+	var md Metadata
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return md, wireError("metadata tag", n)
+		}
+		b = b[n:]
+		if typ != protowire.BytesType {
+			n = protowire.ConsumeFieldValue(num, typ, b)
+			if n < 0 {
+				return md, wireError("metadata field", n)
+			}
+			b = b[n:]
+			continue
+		}
+		field, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return md, wireError("metadata field", n)
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			md.RowType = field
+		case 2:
+			md.TransactionID = transactionID(field)
+		}
+	}
+	return md, nil
+}
+
+// transactionID takes field 1 (id) of an encoded Transaction.
+func transactionID(b []byte) []byte {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil
+		}
+		b = b[n:]
+		if num == 1 && typ == protowire.BytesType {
+			id, _ := protowire.ConsumeBytes(b)
+			return id
+		}
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return nil
+		}
+		b = b[n:]
+	}
+	return nil
+}

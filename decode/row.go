@@ -1,0 +1,71 @@
+package decode
+
+import (
+	"database/sql/driver"
+	"encoding/base64"
+)
+
+// RowDecoder decodes rows of one plan. It is not safe for concurrent use; a
+// Rows owns one.
+type RowDecoder struct {
+	plan  *Plan
+	vals  []Value
+	arena arena
+}
+
+// NewRowDecoder returns a decoder for rows of p. With poison set (raw mode
+// only), the reused value slots are overwritten before each row so that a
+// value kept past its lifetime reads a fixed pattern.
+func NewRowDecoder(p *Plan, poison bool) *RowDecoder {
+	return &RowDecoder{
+		plan:  p,
+		vals:  make([]Value, len(p.cols)),
+		arena: arena{raw: p.opts.Raw, poison: poison && p.opts.Raw},
+	}
+}
+
+// Plan returns the decoder's plan.
+func (d *RowDecoder) Plan() *Plan { return d.plan }
+
+// Decode decodes one row of encoded values into dest (len(row) ==
+// len(dest) == number of columns). Every dest[i] is written, nil for NULL.
+func (d *RowDecoder) Decode(row [][]byte, dest []driver.Value) error {
+	size := 0
+	raw := d.arena.raw
+	for i, cp := range d.plan.cols {
+		v, err := ParseValue(row[i])
+		if err != nil {
+			return d.columnError(i, err)
+		}
+		d.vals[i] = v
+		switch cp.slab {
+		case slabNone:
+		case slabFixed8:
+			size += 8
+		case slabString:
+			if raw {
+				size += 24
+			} else {
+				size += 16 + roundUp8(len(v.Bytes))
+			}
+		case slabBytes:
+			size += 24 + roundUp8(base64.StdEncoding.DecodedLen(len(v.Bytes)))
+		case slabTime:
+			size += timeSize
+		}
+	}
+	d.arena.reset(size)
+	for i, cp := range d.plan.cols {
+		x, err := cp.decode(d.vals[i], &d.arena)
+		if err != nil {
+			return d.columnError(i, err)
+		}
+		dest[i] = x
+	}
+	return nil
+}
+
+func (d *RowDecoder) columnError(i int, err error) error {
+	c := &d.plan.Columns[i]
+	return &ColumnError{Index: i, Name: c.Name, Type: c.TypeName, Err: err}
+}

@@ -1,0 +1,334 @@
+package dsn
+
+import (
+	"database/sql"
+	"time"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+)
+
+// Defaults for the properties whose default is not the Go zero value.
+const (
+	DefaultMinSessions        = 100
+	DefaultMaxSessions        = 400
+	DefaultNumChannels        = 4
+	DefaultStatementCacheSize = 1000
+	DefaultPrefetchMessages   = 4
+	DefaultMaxBufferedBytes   = 128 << 20
+
+	// DefaultEndpoint is the endpoint used when neither the DSN nor
+	// SPANNER_EMULATOR_HOST names one (and auto_config_emulator is off).
+	DefaultEndpoint = "spanner.googleapis.com:443"
+	// DefaultEmulatorEndpoint is the endpoint auto_config_emulator=true uses
+	// when the DSN names none.
+	DefaultEmulatorEndpoint = "localhost:9010"
+)
+
+// Limits checked by Parse and Validate.
+const (
+	MaxNumChannels      = 256
+	MinPrefetchMessages = 1
+	MaxPrefetchMessages = 1024
+	// MaxCommitDelayLimit is the largest max_commit_delay Spanner accepts.
+	MaxCommitDelayLimit = 500 * time.Millisecond
+)
+
+// Priority is the value of rpc_priority and commit_priority.
+type Priority string
+
+// Priority values.
+const (
+	PriorityUnspecified Priority = "UNSPECIFIED"
+	PriorityLow         Priority = "LOW"
+	PriorityMedium      Priority = "MEDIUM"
+	PriorityHigh        Priority = "HIGH"
+)
+
+// Proto returns the RequestOptions priority for p (PRIORITY_UNSPECIFIED for
+// an unknown value).
+func (p Priority) Proto() spannerpb.RequestOptions_Priority {
+	switch p {
+	case PriorityLow:
+		return spannerpb.RequestOptions_PRIORITY_LOW
+	case PriorityMedium:
+		return spannerpb.RequestOptions_PRIORITY_MEDIUM
+	case PriorityHigh:
+		return spannerpb.RequestOptions_PRIORITY_HIGH
+	}
+	return spannerpb.RequestOptions_PRIORITY_UNSPECIFIED
+}
+
+// ReadLockMode is the value of read_lock_mode.
+type ReadLockMode string
+
+// ReadLockMode values.
+const (
+	ReadLockModeUnspecified ReadLockMode = "UNSPECIFIED"
+	ReadLockModePessimistic ReadLockMode = "PESSIMISTIC"
+	ReadLockModeOptimistic  ReadLockMode = "OPTIMISTIC"
+)
+
+// Proto returns the read lock mode for a read-write TransactionOptions.
+func (m ReadLockMode) Proto() spannerpb.TransactionOptions_ReadWrite_ReadLockMode {
+	switch m {
+	case ReadLockModePessimistic:
+		return spannerpb.TransactionOptions_ReadWrite_PESSIMISTIC
+	case ReadLockModeOptimistic:
+		return spannerpb.TransactionOptions_ReadWrite_OPTIMISTIC
+	}
+	return spannerpb.TransactionOptions_ReadWrite_READ_LOCK_MODE_UNSPECIFIED
+}
+
+// BeginTransactionOption is the value of begin_transaction_option: how a
+// transaction is started.
+type BeginTransactionOption string
+
+// BeginTransactionOption values.
+const (
+	// BeginTransactionInline begins the transaction with its first
+	// statement (the default; the value DEFAULT means this too).
+	BeginTransactionInline BeginTransactionOption = "INLINE"
+	// BeginTransactionExplicit begins with a BeginTransaction RPC.
+	BeginTransactionExplicit BeginTransactionOption = "EXPLICIT"
+)
+
+// AutocommitDMLMode is the value of autocommit_dml_mode.
+type AutocommitDMLMode string
+
+// AutocommitDMLMode values.
+const (
+	// AutocommitTransactional runs each autocommit DML statement in its own
+	// read-write transaction (the default).
+	AutocommitTransactional AutocommitDMLMode = "TRANSACTIONAL"
+	// AutocommitPartitionedNonAtomic runs it as partitioned DML.
+	AutocommitPartitionedNonAtomic AutocommitDMLMode = "PARTITIONED_NON_ATOMIC"
+)
+
+// Config is a parsed DSN. Build one with NewConfig (which sets the defaults)
+// or Parse; a zero Config is not valid. The String method formats it back to
+// a DSN that Parse turns into an equal Config.
+//
+// Which properties the driver honours today and which are accepted for later
+// is listed in the package documentation.
+type Config struct {
+	// Endpoint is "host:port" of the Spanner API: the HOST[:PORT] prefix of
+	// the DSN, overridden by endpoint=. Empty means SPANNER_EMULATOR_HOST if
+	// set, else DefaultEmulatorEndpoint with auto_config_emulator, else
+	// DefaultEndpoint.
+	Endpoint string
+	// Project, Instance and Database are the ids from the DSN path.
+	// Database may be empty in a DSN; the driver needs it to open sessions.
+	Project  string
+	Instance string
+	Database string
+
+	// ---- Startup properties (fixed for the lifetime of a connector) ----
+
+	// Authority (authority) overrides the :authority header and the TLS
+	// server name, for private endpoints whose name differs from the
+	// certificate.
+	Authority string
+	// Credentials (credentials) is the path of a credentials JSON file.
+	Credentials string
+	// CredentialsJSON (credentials_json) is the credentials JSON itself.
+	CredentialsJSON string
+	// UsePlainText (use_plain_text) connects without TLS and without
+	// credentials (the emulator).
+	UsePlainText bool
+	// AutoConfigEmulator (auto_config_emulator) connects to the emulator at
+	// DefaultEmulatorEndpoint (unless an endpoint is given) in plain text and
+	// creates the instance and database if they do not exist.
+	AutoConfigEmulator bool
+	// DisableNativeMetrics (disable_native_metrics) is accepted for
+	// compatibility; spannerfast exports no native metrics, so it has no
+	// effect.
+	DisableNativeMetrics bool
+	// MinSessions (min_sessions) is accepted and has no effect: all
+	// connections share one multiplexed session.
+	MinSessions int
+	// MaxSessions (max_sessions) is accepted and has no effect (see
+	// MinSessions).
+	MaxSessions int
+	// NumChannels (num_channels) is how many gRPC channels the connector
+	// opens and uses round-robin (1..MaxNumChannels, default 4; 0 in a DSN
+	// means the default).
+	NumChannels int
+	// DatabaseRole (database_role) is the fine-grained access control role
+	// the session is created with.
+	DatabaseRole string
+	// DisableRouteToLeader (disable_route_to_leader) stops sending
+	// x-goog-spanner-route-to-leader on read-write work.
+	DisableRouteToLeader bool
+	// EnableEndToEndTracing (enable_end_to_end_tracing) asks Spanner for
+	// server-side traces (x-goog-spanner-end-to-end-tracing header).
+	EnableEndToEndTracing bool
+	// StatementCacheSize (statement_cache_size) is the number of parsed
+	// statements cached per connector (default 1000; 0 in a DSN means the
+	// default).
+	StatementCacheSize int
+	// DisableStatementCache (disable_statement_cache) turns the statement
+	// cache off.
+	DisableStatementCache bool
+	// ConnectTimeout (connect_timeout) bounds the creation of the session
+	// (and the emulator set-up); 0 means only the caller's context bounds it.
+	ConnectTimeout time.Duration
+
+	// ---- Per-connection properties (defaults for each connection; SET
+	// changes them on one connection) ----
+
+	// IsolationLevel (isolation_level) is the default isolation of
+	// read-write transactions: sql.LevelDefault, LevelSerializable,
+	// LevelRepeatableRead or LevelSnapshot (REPEATABLE_READ on the wire).
+	IsolationLevel sql.IsolationLevel
+	// ReadLockMode (read_lock_mode) is the read-write lock mode.
+	ReadLockMode ReadLockMode
+	// BeginTransactionOption (begin_transaction_option): inline (default) or
+	// explicit BeginTransaction.
+	BeginTransactionOption BeginTransactionOption
+	// AutocommitDMLMode (autocommit_dml_mode) is how DML outside a
+	// transaction runs.
+	AutocommitDMLMode AutocommitDMLMode
+	// RetryAbortsInternally (retry_aborts_internally, default true) replays
+	// aborted read-write transactions.
+	RetryAbortsInternally bool
+	// ReadOnlyStaleness (read_only_staleness) is the timestamp bound of
+	// read-only transactions and single-use queries (default STRONG).
+	ReadOnlyStaleness Staleness
+	// RPCPriority (rpc_priority) is the priority of every request.
+	RPCPriority Priority
+	// CommitPriority (commit_priority) is the priority of Commit requests.
+	CommitPriority Priority
+	// OptimizerVersion (optimizer_version) goes into QueryOptions.
+	OptimizerVersion string
+	// OptimizerStatisticsPackage (optimizer_statistics_package) goes into
+	// QueryOptions.
+	OptimizerStatisticsPackage string
+	// DecodeToNativeArrays (decode_to_native_arrays) returns []bool, []int64,
+	// ... instead of []spanner.NullBool, ... for arrays.
+	DecodeToNativeArrays bool
+	// DecodeNumericToString (decode_numeric_to_string) returns NUMERIC as a
+	// string instead of big.Rat.
+	DecodeNumericToString bool
+	// TransactionTag (transaction_tag) tags the next read-write transaction.
+	TransactionTag string
+	// StatementTag (statement_tag) tags the next statement.
+	StatementTag string
+	// MaxCommitDelay (max_commit_delay, 0..500ms) lets Spanner delay commits
+	// for throughput; 0 means not set.
+	MaxCommitDelay time.Duration
+	// StatementTimeout (statement_timeout) bounds each statement; 0 means no
+	// timeout.
+	StatementTimeout time.Duration
+	// ReturnCommitStats (return_commit_stats) asks Commit for statistics.
+	ReturnCommitStats bool
+	// ExcludeTxnFromChangeStreams (exclude_txn_from_change_streams) keeps
+	// writes out of change streams.
+	ExcludeTxnFromChangeStreams bool
+
+	// ---- spannerfast's own ----
+
+	// RawDecode (raw_decode / rawDecode) selects raw mode. dsn accepts it;
+	// the driver decides whether it is supported.
+	RawDecode bool
+	// PrefetchMessages (prefetch_messages, 1..1024, default 4) is how many
+	// PartialResultSet messages are read ahead per stream.
+	PrefetchMessages int
+	// MaxBufferedBytes (max_buffered_bytes, bytes, default 128 MiB) is how
+	// much a stream buffers without a resume token before it stops being
+	// resumable. A DSN may write it with a KiB, MiB or GiB suffix.
+	MaxBufferedBytes int64
+	// PoisonRawBuffers (poison_raw_buffers) overwrites released receive
+	// buffers so that use after release shows in tests. A test aid: slow.
+	PoisonRawBuffers bool
+}
+
+// NewConfig returns a Config with every property at its default and no
+// project, instance or database.
+func NewConfig() *Config {
+	return &Config{
+		MinSessions:            DefaultMinSessions,
+		MaxSessions:            DefaultMaxSessions,
+		NumChannels:            DefaultNumChannels,
+		StatementCacheSize:     DefaultStatementCacheSize,
+		IsolationLevel:         sql.LevelDefault,
+		ReadLockMode:           ReadLockModeUnspecified,
+		BeginTransactionOption: BeginTransactionInline,
+		AutocommitDMLMode:      AutocommitTransactional,
+		RetryAbortsInternally:  true,
+		ReadOnlyStaleness:      Staleness{Kind: StalenessStrong},
+		RPCPriority:            PriorityUnspecified,
+		CommitPriority:         PriorityUnspecified,
+		PrefetchMessages:       DefaultPrefetchMessages,
+		MaxBufferedBytes:       DefaultMaxBufferedBytes,
+	}
+}
+
+// DatabasePath returns "projects/P/instances/I/databases/D", or "" when the
+// Config has no database.
+func (c *Config) DatabasePath() string {
+	if c.Database == "" {
+		return ""
+	}
+	return "projects/" + c.Project + "/instances/" + c.Instance + "/databases/" + c.Database
+}
+
+// InstancePath returns "projects/P/instances/I".
+func (c *Config) InstancePath() string {
+	return "projects/" + c.Project + "/instances/" + c.Instance
+}
+
+// Clone returns a copy of c. Config holds only values, so the copy shares
+// nothing with c.
+func (c *Config) Clone() *Config {
+	cp := *c
+	return &cp
+}
+
+// Equal reports whether c and o describe the same configuration (timestamps
+// are compared as instants).
+func (c *Config) Equal(o *Config) bool {
+	if c == nil || o == nil {
+		return c == o
+	}
+	a, b := *c, *o
+	a.ReadOnlyStaleness = a.ReadOnlyStaleness.normalized()
+	b.ReadOnlyStaleness = b.ReadOnlyStaleness.normalized()
+	return a == b
+}
+
+// Validate reports whether c can be used and formatted: the path ids are
+// well formed, every property is in range, and String gives a DSN that
+// Parse turns back into c. The error is an *Error naming the field's
+// property key.
+func (c *Config) Validate() error {
+	if err := checkPath(c.Project, c.Instance, c.Database); err != nil {
+		return err
+	}
+	for i := range properties {
+		p := &properties[i]
+		if p.get == nil {
+			continue
+		}
+		text := p.get(c)
+		if p.kind == kindString && hasSep(text) {
+			return invalid(p.name, text, "must not contain ';' (values are not quoted)")
+		}
+		cp := *c
+		if err := p.set(&cp, text); err != nil {
+			return err
+		}
+		if !cp.Equal(c) {
+			return invalid(p.name, text, "value is out of range or has no text form")
+		}
+	}
+	return nil
+}
+
+func hasSep(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ';' {
+			return true
+		}
+	}
+	return false
+}

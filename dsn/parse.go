@@ -1,0 +1,160 @@
+package dsn
+
+import (
+	"strings"
+)
+
+const pathGrammar = "projects/PROJECT/instances/INSTANCE[/databases/DATABASE]"
+
+// Parse parses a DSN of the form
+//
+//	[HOST[:PORT]/]projects/P/instances/I[/databases/D][(?|;)key=value[;key=value]...]
+//
+// Keys are case-insensitive and underscores in them do not count
+// (usePlainText, useplaintext and use_plain_text are one key); values are
+// taken as written, up to the next ';'. Empty segments (";;", a trailing
+// ';') are skipped; when a key repeats, the last value wins. HOST[:PORT]
+// sets Endpoint and endpoint= overrides it. Properties not named keep the
+// defaults of NewConfig.
+//
+// Errors are *Error values: ErrMalformed for a DSN that does not follow the
+// grammar, ErrUnknownProperty (with the closest known key as a suggestion)
+// and ErrInvalidValue (naming the key, the value and what is allowed).
+func Parse(s string) (*Config, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, malformed("empty DSN: want [HOST[:PORT]/]%s[;key=value...]", pathGrammar)
+	}
+	path, params, hasParams := s, "", false
+	if i := strings.IndexAny(s, "?;"); i >= 0 {
+		path, params, hasParams = s[:i], s[i+1:], true
+	}
+
+	c := NewConfig()
+	rest := path
+	if !strings.HasPrefix(path, "projects/") {
+		i := strings.IndexByte(path, '/')
+		if i < 0 {
+			return nil, &Error{Kind: ErrMalformed, Value: path,
+				Reason: "want [HOST[:PORT]/]" + pathGrammar + ", got " + quote(path)}
+		}
+		host := path[:i]
+		rest = path[i+1:]
+		if host == "" {
+			return nil, &Error{Kind: ErrMalformed, Value: path,
+				Reason: "empty host before " + quote(rest) + ": drop the leading '/' or name a HOST[:PORT]"}
+		}
+		if !strings.HasPrefix(rest, "projects/") {
+			return nil, &Error{Kind: ErrMalformed, Value: rest,
+				Reason: "want " + pathGrammar + " after the host " + quote(host) + ", got " + quote(rest)}
+		}
+		c.Endpoint = host
+	}
+	if err := parsePath(c, rest); err != nil {
+		return nil, err
+	}
+	if hasParams {
+		if err := parseParams(c, params); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// parsePath reads "projects/P/instances/I[/databases/D]".
+func parsePath(c *Config, p string) error {
+	seg := strings.Split(p, "/")
+	bad := func() error {
+		return &Error{Kind: ErrMalformed, Value: p, Reason: "want " + pathGrammar + ", got " + quote(p)}
+	}
+	switch {
+	case len(seg) < 4:
+		if len(seg) >= 2 && seg[1] != "" && (len(seg) == 2 || seg[2] == "instances") {
+			return &Error{Kind: ErrMalformed, Value: p,
+				Reason: "missing instance: want " + pathGrammar + ", got " + quote(p)}
+		}
+		return bad()
+	case seg[2] != "instances":
+		return bad()
+	case len(seg) == 5 || (len(seg) == 6 && seg[4] != "databases") || len(seg) > 6:
+		if len(seg) == 5 && seg[4] == "databases" {
+			return &Error{Kind: ErrMalformed, Value: p,
+				Reason: "missing database id after databases/ in " + quote(p)}
+		}
+		return bad()
+	}
+	project, instance, database := seg[1], seg[3], ""
+	if len(seg) == 6 {
+		database = seg[5]
+		if database == "" {
+			return &Error{Kind: ErrMalformed, Value: p,
+				Reason: "missing database id after databases/ in " + quote(p)}
+		}
+	}
+	if err := checkPath(project, instance, database); err != nil {
+		return err
+	}
+	c.Project, c.Instance, c.Database = project, instance, database
+	return nil
+}
+
+// checkPath checks the ids' characters as Spanner (and go-sql-spanner's DSN
+// grammar) allow them.
+func checkPath(project, instance, database string) error {
+	if project == "" {
+		return malformed("empty project id: want %s", pathGrammar)
+	}
+	if project != "DEFAULT_PROJECT_ID" && !idChars(project, ".:") {
+		return &Error{Kind: ErrMalformed, Value: project,
+			Reason: "invalid project id " + quote(project) + ": want lowercase letters, digits, '-', '.' and ':'"}
+	}
+	if instance == "" {
+		return malformed("empty instance id: want %s", pathGrammar)
+	}
+	if !idChars(instance, "") {
+		return &Error{Kind: ErrMalformed, Value: instance,
+			Reason: "invalid instance id " + quote(instance) + ": want lowercase letters, digits and '-'"}
+	}
+	if database != "" && !idChars(database, "_") {
+		return &Error{Kind: ErrMalformed, Value: database,
+			Reason: "invalid database id " + quote(database) + ": want lowercase letters, digits, '-' and '_'"}
+	}
+	return nil
+}
+
+func idChars(s, extra string) bool {
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if ('a' <= b && b <= 'z') || ('0' <= b && b <= '9') || b == '-' || strings.IndexByte(extra, b) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// parseParams reads "key=value;key=value...".
+func parseParams(c *Config, params string) error {
+	for part := range strings.SplitSeq(params, ";") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		key, value, ok := strings.Cut(part, "=")
+		if !ok {
+			return &Error{Kind: ErrMalformed, Value: part,
+				Reason: "property " + quote(part) + " has no '=': want key=value, separated by ';'"}
+		}
+		k := strings.TrimSpace(key)
+		if k == "" {
+			return &Error{Kind: ErrMalformed, Value: part,
+				Reason: "property " + quote(part) + " has an empty key: want key=value"}
+		}
+		p := lookup(k)
+		if p == nil {
+			return unknownKey(k)
+		}
+		if err := p.set(c, value); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package wire
+
+import (
+	"fmt"
+
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
+)
+
+// StreamCodec marshals requests with the standard protobuf codec and receives
+// responses as Frames, keeping gRPC's receive buffer instead of unmarshalling.
+// Use it per call with grpc.ForceCodecV2(wire.StreamCodec{}).
+type StreamCodec struct{}
+
+var _ encoding.CodecV2 = StreamCodec{}
+
+// Name is empty so the call keeps the default "application/grpc+proto"
+// content subtype that Spanner expects.
+func (StreamCodec) Name() string { return "" }
+
+// Marshal encodes a protobuf request.
+func (StreamCodec) Marshal(v any) (mem.BufferSlice, error) {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, fmt.Errorf("wire: cannot marshal %T: not a proto.Message", v)
+	}
+	b, err := proto.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+}
+
+// Unmarshal keeps the received bytes in v, which must be a *Frame. A message
+// that arrived in one buffer is kept by reference; one spread over several
+// HTTP/2 frames is joined into a single pooled buffer.
+func (StreamCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	f, ok := v.(*Frame)
+	if !ok {
+		return fmt.Errorf("wire: cannot unmarshal into %T: want *wire.Frame", v)
+	}
+	f.Release(false)
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	f.buf = buf
+	f.Data = buf.ReadOnlyData()
+	return nil
+}

@@ -1,0 +1,8 @@
+// Package wire carries encoded PartialResultSet messages from gRPC to the
+// decoder without copying them.
+//
+// Ownership: a Frame's Data aliases a gRPC receive buffer that the Frame holds a
+// reference to. Data, and every slice taken from it, is valid until Release is
+// called; after that the memory may be handed to another RPC. Exactly one party
+// owns a Frame at a time and that party calls Release exactly once.
+package wire

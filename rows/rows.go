@@ -1,0 +1,268 @@
+package rows
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"io"
+	"reflect"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/decode"
+	"github.com/spannerfast/spannerfast/internal/wire"
+)
+
+// Stream delivers the encoded PartialResultSets of one query in order. Every
+// frame it returns is final: covered by a resume token or by the end of the
+// stream, so it is never delivered again after a retry.
+type Stream interface {
+	// Recv returns the next frame, which the caller then owns, or io.EOF.
+	Recv() (*wire.Frame, error)
+	// Close cancels the RPC and releases anything buffered. It is idempotent
+	// and must not block on the network.
+	Close() error
+}
+
+// Options configure a Rows.
+type Options struct {
+	Decode decode.Options
+	// Poison overwrites released receive buffers and reused value slots with
+	// a fixed pattern (raw mode), so that values kept too long read garbage.
+	Poison bool
+}
+
+// Rows is a driver.Rows over one result stream.
+type Rows struct {
+	stream  Stream
+	dec     *decode.RowDecoder
+	columns []string
+	merger  decode.Merger
+	row     [][]byte
+	opts    Options
+
+	cur  *wire.Frame   // the frame loaded into merger
+	held []*wire.Frame // earlier frames still aliased by the current or last row
+
+	ended  bool // no more frames: end of stream or last=true seen
+	err    error
+	stats  []byte
+	txID   []byte
+	closed bool
+}
+
+var (
+	_ driver.Rows                           = (*Rows)(nil)
+	_ driver.RowsColumnTypeScanType         = (*Rows)(nil)
+	_ driver.RowsColumnTypeDatabaseTypeName = (*Rows)(nil)
+	_ driver.RowsColumnTypeNullable         = (*Rows)(nil)
+)
+
+// Open reads the first message of s, which carries the result metadata, and
+// returns the Rows. A query that fails on the server fails here, so the error
+// reaches QueryContext rather than the first Next. On error s is closed.
+func Open(s Stream, o Options) (*Rows, error) {
+	r := &Rows{stream: s, opts: o}
+	f, err := s.Recv()
+	if err == io.EOF {
+		err = status.Error(codes.Internal, "spannerfast: result stream ended before its metadata")
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := r.load(f); err != nil {
+		r.Close()
+		return nil, err
+	}
+	md, err := decode.ParseMetadata(r.merger.Message().Metadata)
+	if err == nil && md.RowType == nil {
+		err = status.Error(codes.Internal, "spannerfast: first result message has no metadata")
+	}
+	var plan *decode.Plan
+	if err == nil {
+		plan, err = decode.PlanFor(md.RowType, o.Decode)
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.txID = append([]byte(nil), md.TransactionID...)
+	r.dec = decode.NewRowDecoder(plan, o.Poison)
+	r.columns = make([]string, len(plan.Columns))
+	for i, c := range plan.Columns {
+		r.columns[i] = c.Name
+	}
+	r.row = make([][]byte, len(plan.Columns))
+	return r, nil
+}
+
+// load makes f the current frame; the previous one stays held until no value
+// aliases it.
+func (r *Rows) load(f *wire.Frame) error {
+	if r.cur != nil {
+		r.held = append(r.held, r.cur)
+	}
+	r.cur = f
+	if err := r.merger.Load(f.Data); err != nil {
+		return err
+	}
+	m := r.merger.Message()
+	if m.Stats != nil {
+		r.stats = append(r.stats[:0], m.Stats...)
+	}
+	if m.Last {
+		r.ended = true
+		r.stream.Close()
+	}
+	return nil
+}
+
+// Plan returns the decode plan of the result.
+func (r *Rows) Plan() *decode.Plan { return r.dec.Plan() }
+
+// TransactionID is the id of a transaction begun inline by the query.
+func (r *Rows) TransactionID() []byte { return r.txID }
+
+// Stats returns the encoded ResultSetStats, once the stream has delivered it.
+func (r *Rows) Stats() []byte { return r.stats }
+
+// Columns returns the column names.
+func (r *Rows) Columns() []string { return r.columns }
+
+// Next decodes the next row into dest. In raw mode the values of the previous
+// row become invalid here.
+func (r *Rows) Next(dest []driver.Value) error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.closed {
+		return io.EOF
+	}
+	if r.opts.Decode.Raw {
+		r.releaseHeld()
+	}
+	if len(r.row) == 0 {
+		return r.drain()
+	}
+	if err := r.gather(); err != nil {
+		if err != io.EOF {
+			r.err = err
+		}
+		return err
+	}
+	if err := r.dec.Decode(r.row, dest); err != nil {
+		r.err = err
+		return err
+	}
+	if !r.opts.Decode.Raw {
+		// Safe-mode values own their memory: nothing aliases earlier frames.
+		r.releaseHeld()
+	}
+	return nil
+}
+
+// gather collects the next row's encoded values into r.row.
+func (r *Rows) gather() error {
+	n := len(r.row)
+	if r.merger.Simple() && r.merger.Remaining() >= n {
+		for i := range r.row {
+			r.row[i] = r.merger.NextInMessage()
+		}
+		return nil
+	}
+	for i := 0; i < n; {
+		v, ok, err := r.merger.Next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			r.row[i] = v
+			i++
+			continue
+		}
+		if err := r.advance(); err != nil {
+			if err == io.EOF && i > 0 {
+				return decodeErrorf("stream ended after %d of the %d values of a row", i, n)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// advance loads the next frame, or returns io.EOF at the end.
+func (r *Rows) advance() error {
+	if r.ended {
+		return r.end()
+	}
+	f, err := r.stream.Recv()
+	if err == io.EOF {
+		r.ended = true
+		return r.end()
+	}
+	if err != nil {
+		return err
+	}
+	return r.load(f)
+}
+
+func (r *Rows) end() error {
+	if err := r.merger.End(); err != nil {
+		return err
+	}
+	return io.EOF
+}
+
+// drain reads a result without columns (DML) to its end for its stats.
+func (r *Rows) drain() error {
+	for {
+		if _, _, err := r.merger.Next(); err != nil {
+			r.err = err
+			return err
+		}
+		if err := r.advance(); err != nil {
+			if err != io.EOF {
+				r.err = err
+			}
+			return err
+		}
+	}
+}
+
+func (r *Rows) releaseHeld() {
+	for i, f := range r.held {
+		f.Release(r.opts.Poison)
+		r.held[i] = nil
+	}
+	r.held = r.held[:0]
+}
+
+// Close cancels the stream if it is still running and releases its buffers.
+func (r *Rows) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	r.releaseHeld()
+	r.cur.Release(r.opts.Poison)
+	r.cur = nil
+	r.stream.Close()
+	return nil
+}
+
+// ColumnTypeScanType returns a Go type Scan can fill from column i, NULL
+// included (sql.NullInt64 for INT64, []spanner.NullInt64 for ARRAY<INT64>).
+func (r *Rows) ColumnTypeScanType(i int) reflect.Type { return r.Plan().Columns[i].ScanType }
+
+// ColumnTypeDatabaseTypeName returns the GoogleSQL type name, e.g. "ARRAY<INT64>".
+func (r *Rows) ColumnTypeDatabaseTypeName(i int) string { return r.Plan().Columns[i].TypeName }
+
+// ColumnTypeNullable reports every column as nullable: Spanner's result
+// metadata does not say whether a column is NOT NULL.
+func (r *Rows) ColumnTypeNullable(int) (nullable, ok bool) { return true, true }
+
+func decodeErrorf(format string, args ...any) error {
+	return &decode.ProtocolError{What: fmt.Sprintf(format, args...), Code: codes.FailedPrecondition}
+}
+
