@@ -44,6 +44,14 @@ func (a *arena) reset(size int) {
 			a.slab = slabWords(size)
 		} else if a.poison {
 			poisonBytes(a.slab)
+		} else {
+			// Storing a header runs a write barrier that reports the
+			// word it overwrites to the collector. A reused slab holds
+			// stale headers (into released frames) and decoded BYTES
+			// content at those offsets; the collector throws on such
+			// a word when it points into a freed span. Zeroed words
+			// (or the poison pattern, never a heap address) are ignored.
+			clear(a.slab[:size])
 		}
 		return
 	}

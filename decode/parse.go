@@ -251,7 +251,7 @@ func parseNumeric(v Value) (*big.Rat, error) {
 // fractions and exponents that big.Rat.SetString would also take.
 func isDecimal(s []byte) bool {
 	if view(s) == "NaN" {
-		return false
+		return true // big.Rat rejects it; NumericAsString keeps it
 	}
 	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
 		s = s[1:]

@@ -11,6 +11,7 @@ import (
 
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"github.com/google/uuid"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -149,8 +150,14 @@ var (
 	scanNullNumeric = reflect.TypeFor[spanner.NullNumeric]()
 	scanNullJSON    = reflect.TypeFor[spanner.NullJSON]()
 	scanNullUUID    = reflect.TypeFor[spanner.NullUUID]()
-	scanNullIntvl   = reflect.TypeFor[spanner.NullInterval]()
-	scanNullRow     = reflect.TypeFor[spanner.NullRow]()
+	// spanner.NullUUID.Scan rejects []byte; uuid.NullUUID takes the raw-mode
+	// value.
+	scanRawUUID = reflect.TypeFor[uuid.NullUUID]()
+	// spanner.NullInterval.Scan takes only a string and database/sql cannot
+	// store a NULL (nil) into a struct, so INTERVAL and STRUCT columns report
+	// pointers: nil for NULL, else a pointer to the decoded value.
+	scanInterval = reflect.TypeFor[*spanner.Interval]()
+	scanNullRow  = reflect.TypeFor[*spanner.NullRow]()
 )
 
 func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, error) {
@@ -172,6 +179,9 @@ func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, erro
 	case codeDate:
 		return columnPlan{decodeDate, slabString}, scanNullDate, nil
 	case codeUUID:
+		if o.Raw {
+			return columnPlan{decodeUUID, slabString}, scanRawUUID, nil
+		}
 		return columnPlan{decodeUUID, slabString}, scanNullUUID, nil
 	case codeNumeric:
 		if o.NumericAsString {
@@ -181,7 +191,7 @@ func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, erro
 	case codeJSON:
 		return columnPlan{decode: decodeJSON}, scanNullJSON, nil
 	case codeInterval:
-		return columnPlan{decode: decodeInterval}, scanNullIntvl, nil
+		return columnPlan{decode: decodeInterval}, scanInterval, nil
 	case codeStruct:
 		return columnPlan{decode: structDecoder(t.GetStructType())}, scanNullRow, nil
 	case codeArray:

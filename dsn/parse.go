@@ -63,31 +63,26 @@ func Parse(s string) (*Config, error) {
 // parsePath reads "projects/P/instances/I[/databases/D]".
 func parsePath(c *Config, p string) error {
 	seg := strings.Split(p, "/")
-	bad := func() error {
-		return &Error{Kind: ErrMalformed, Value: p, Reason: "want " + pathGrammar + ", got " + quote(p)}
+	bad := func(why string) error {
+		return &Error{Kind: ErrMalformed, Value: p, Reason: why + "want " + pathGrammar + ", got " + quote(p)}
 	}
 	switch {
-	case len(seg) < 4:
-		if len(seg) >= 2 && seg[1] != "" && (len(seg) == 2 || seg[2] == "instances") {
-			return &Error{Kind: ErrMalformed, Value: p,
-				Reason: "missing instance: want " + pathGrammar + ", got " + quote(p)}
-		}
-		return bad()
-	case seg[2] != "instances":
-		return bad()
-	case len(seg) == 5 || (len(seg) == 6 && seg[4] != "databases") || len(seg) > 6:
-		if len(seg) == 5 && seg[4] == "databases" {
-			return &Error{Kind: ErrMalformed, Value: p,
-				Reason: "missing database id after databases/ in " + quote(p)}
-		}
-		return bad()
+	case len(seg) == 2 || (len(seg) == 3 && seg[2] == "instances"):
+		return bad("missing instance: ")
+	case len(seg) < 4 || seg[2] != "instances":
+		return bad("")
+	case len(seg) == 5 && seg[4] == "databases":
+		return bad("missing database id: ")
+	case len(seg) == 5 || (len(seg) == 6 && seg[4] != "databases"):
+		return bad("")
+	case len(seg) > 6:
+		return bad("extra path segments: ")
 	}
 	project, instance, database := seg[1], seg[3], ""
 	if len(seg) == 6 {
 		database = seg[5]
 		if database == "" {
-			return &Error{Kind: ErrMalformed, Value: p,
-				Reason: "missing database id after databases/ in " + quote(p)}
+			return bad("missing database id: ")
 		}
 	}
 	if err := checkPath(project, instance, database); err != nil {

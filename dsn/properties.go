@@ -30,6 +30,23 @@ type property struct {
 	kind propKind
 	set  func(c *Config, v string) *Error
 	get  func(c *Config) string // nil for read-only properties
+	// startup properties are fixed when the connector is made; SET cannot
+	// change them on a connection.
+	startup bool
+}
+
+func startup(p property) property {
+	p.startup = true
+	return p
+}
+
+// IsStartupProperty reports whether key (any spelling) names a startup
+// property: one that configures the connector (channels, credentials,
+// session) and so cannot be changed on a single connection with SET.
+// Unknown keys report false.
+func IsStartupProperty(key string) bool {
+	p := lookup(key)
+	return p != nil && p.startup
 }
 
 // normKey folds the spellings of a key together: usePlainText,
@@ -240,22 +257,22 @@ func IsolationLevelName(l sql.IsolationLevel) string {
 
 var properties = []property{
 	// Startup properties.
-	stringProp("endpoint", func(c *Config) *string { return &c.Endpoint }),
-	stringProp("authority", func(c *Config) *string { return &c.Authority }),
-	stringProp("credentials", func(c *Config) *string { return &c.Credentials }),
-	stringProp("credentials_json", func(c *Config) *string { return &c.CredentialsJSON }),
-	boolProp("use_plain_text", func(c *Config) *bool { return &c.UsePlainText }),
-	boolProp("auto_config_emulator", func(c *Config) *bool { return &c.AutoConfigEmulator }),
-	boolProp("disable_native_metrics", func(c *Config) *bool { return &c.DisableNativeMetrics }),
-	intProp("min_sessions", func(c *Config) *int { return &c.MinSessions }, 0, math.MaxInt32, 0),
-	intProp("max_sessions", func(c *Config) *int { return &c.MaxSessions }, 0, math.MaxInt32, 0),
-	intProp("num_channels", func(c *Config) *int { return &c.NumChannels }, 1, MaxNumChannels, DefaultNumChannels),
-	stringProp("database_role", func(c *Config) *string { return &c.DatabaseRole }),
-	boolProp("disable_route_to_leader", func(c *Config) *bool { return &c.DisableRouteToLeader }),
-	boolProp("enable_end_to_end_tracing", func(c *Config) *bool { return &c.EnableEndToEndTracing }),
-	intProp("statement_cache_size", func(c *Config) *int { return &c.StatementCacheSize }, 1, math.MaxInt32, DefaultStatementCacheSize),
-	boolProp("disable_statement_cache", func(c *Config) *bool { return &c.DisableStatementCache }),
-	durationProp("connect_timeout", func(c *Config) *time.Duration { return &c.ConnectTimeout }, 0),
+	startup(stringProp("endpoint", func(c *Config) *string { return &c.Endpoint })),
+	startup(stringProp("authority", func(c *Config) *string { return &c.Authority })),
+	startup(stringProp("credentials", func(c *Config) *string { return &c.Credentials })),
+	startup(stringProp("credentials_json", func(c *Config) *string { return &c.CredentialsJSON })),
+	startup(boolProp("use_plain_text", func(c *Config) *bool { return &c.UsePlainText })),
+	startup(boolProp("auto_config_emulator", func(c *Config) *bool { return &c.AutoConfigEmulator })),
+	startup(boolProp("disable_native_metrics", func(c *Config) *bool { return &c.DisableNativeMetrics })),
+	startup(intProp("min_sessions", func(c *Config) *int { return &c.MinSessions }, 0, math.MaxInt32, 0)),
+	startup(intProp("max_sessions", func(c *Config) *int { return &c.MaxSessions }, 0, math.MaxInt32, 0)),
+	startup(intProp("num_channels", func(c *Config) *int { return &c.NumChannels }, 1, MaxNumChannels, DefaultNumChannels)),
+	startup(stringProp("database_role", func(c *Config) *string { return &c.DatabaseRole })),
+	startup(boolProp("disable_route_to_leader", func(c *Config) *bool { return &c.DisableRouteToLeader })),
+	startup(boolProp("enable_end_to_end_tracing", func(c *Config) *bool { return &c.EnableEndToEndTracing })),
+	startup(intProp("statement_cache_size", func(c *Config) *int { return &c.StatementCacheSize }, 1, math.MaxInt32, DefaultStatementCacheSize)),
+	startup(boolProp("disable_statement_cache", func(c *Config) *bool { return &c.DisableStatementCache })),
+	startup(durationProp("connect_timeout", func(c *Config) *time.Duration { return &c.ConnectTimeout }, 0)),
 
 	// Per-connection properties.
 	{name: "isolation_level", kind: kindEnum,

@@ -19,14 +19,22 @@ import (
 type Stream interface {
 	// Recv returns the next frame, which the caller then owns, or io.EOF.
 	Recv() (*wire.Frame, error)
-	// Close cancels the RPC and releases anything buffered. It is idempotent
-	// and must not block on the network.
+	// Close cancels the RPC and releases anything buffered. It is called by
+	// the goroutine that calls Recv, is idempotent and must not block on the
+	// network.
 	Close() error
+	// Cancel aborts the RPC from any goroutine, so that a Recv blocked in
+	// another goroutine returns promptly. Close is still called afterwards.
+	Cancel()
 }
 
 // Options configure a Rows.
 type Options struct {
 	Decode decode.Options
+	// Prefetch is how many frames a reader goroutine may read ahead of the
+	// consumer. 0 reads synchronously. Results of a single message never
+	// start the goroutine.
+	Prefetch int
 	// Poison overwrites released receive buffers and reused value slots with
 	// a fixed pattern (raw mode), so that values kept too long read garbage.
 	Poison bool
@@ -44,7 +52,8 @@ type Rows struct {
 	cur  *wire.Frame   // the frame loaded into merger
 	held []*wire.Frame // earlier frames still aliased by the current or last row
 
-	ended  bool // no more frames: end of stream or last=true seen
+	ended       bool // no more frames: end of stream or last=true seen
+	prefetching bool // stream is a prefetcher
 	err    error
 	stats  []byte
 	txID   []byte
@@ -203,6 +212,12 @@ func (r *Rows) advance() error {
 	}
 	if err != nil {
 		return err
+	}
+	if !r.prefetching && r.opts.Prefetch > 0 {
+		// A second frame exists, so this is a long result: read ahead from
+		// here on. A single-message result never gets this far.
+		r.stream = startPrefetch(r.stream, r.opts.Prefetch)
+		r.prefetching = true
 	}
 	return r.load(f)
 }

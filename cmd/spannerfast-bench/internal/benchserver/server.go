@@ -1,0 +1,242 @@
+package benchserver
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/encoding"
+	grpcproto "google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
+)
+
+// Server is a fake Spanner server that streams pre-encoded results.
+type Server struct {
+	spannerpb.UnimplementedSpannerServer
+
+	results map[string][]workload.Message // by SQL text
+	bytes   map[string]int64              // total result size by SQL text
+
+	nextSession atomic.Int64
+	nextTx      atomic.Int64
+	queries     atomic.Int64
+
+	mu   sync.Mutex
+	srv  *grpc.Server
+	lis  net.Listener
+	done chan struct{}
+}
+
+// New encodes the results of the workloads (and of the hidden SELECT 1).
+func New(ws []*workload.Workload) (*Server, error) {
+	s := &Server{results: map[string][]workload.Message{}, bytes: map[string]int64{}}
+	seen := map[string]bool{}
+	for _, w := range append(ws, selectOne()) {
+		if seen[w.SQL] {
+			continue
+		}
+		seen[w.SQL] = true
+		msgs, err := w.Encode()
+		if err != nil {
+			return nil, err
+		}
+		s.results[w.SQL] = msgs
+		var n int64
+		for _, m := range msgs {
+			n += int64(m.Size())
+		}
+		s.bytes[w.SQL] = n
+	}
+	return s, nil
+}
+
+func selectOne() *workload.Workload {
+	for _, w := range workload.Catalog(1) {
+		if w.SQL == "SELECT 1" {
+			return w
+		}
+	}
+	panic("benchserver: SELECT 1 missing from the catalog")
+}
+
+// ResultBytes is the encoded size of the result of sql (0 if unknown).
+func (s *Server) ResultBytes(sql string) int64 { return s.bytes[sql] }
+
+// Queries is the number of ExecuteStreamingSql calls served.
+func (s *Server) Queries() int64 { return s.queries.Load() }
+
+// Start listens on addr ("127.0.0.1:0" for any port) and serves in the
+// background. It returns the address clients dial.
+func (s *Server) Start(addr string) (string, error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	srv := grpc.NewServer(grpc.ForceServerCodecV2(codec{}))
+	spannerpb.RegisterSpannerServer(srv, s)
+	s.mu.Lock()
+	s.srv, s.lis, s.done = srv, lis, make(chan struct{})
+	s.mu.Unlock()
+	go func() {
+		defer close(s.done)
+		_ = srv.Serve(lis)
+	}()
+	return lis.Addr().String(), nil
+}
+
+// Stop ends the server and its streams.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	srv, done := s.srv, s.done
+	s.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	srv.Stop()
+	<-done
+}
+
+// codec marshals workload messages by handing their stored bytes to gRPC
+// as they are, and everything else with the standard proto codec.
+type codec struct{}
+
+var protoCodec = encoding.GetCodecV2(grpcproto.Name)
+
+func (codec) Marshal(v any) (mem.BufferSlice, error) {
+	if m, ok := v.(*workload.Message); ok {
+		// SliceBuffers are not pooled: Free is a no-op, the bytes stay ours.
+		return mem.BufferSlice{mem.SliceBuffer(m.Body), mem.SliceBuffer(m.Tail)}, nil
+	}
+	return protoCodec.Marshal(v)
+}
+
+func (codec) Unmarshal(data mem.BufferSlice, v any) error { return protoCodec.Unmarshal(data, v) }
+
+// Name keeps the standard content subtype, so clients need nothing special.
+func (codec) Name() string { return grpcproto.Name }
+
+func (s *Server) newSession(db string, multiplexed bool) *spannerpb.Session {
+	n := s.nextSession.Add(1)
+	return &spannerpb.Session{
+		Name:        fmt.Sprintf("%s/sessions/s%d", db, n),
+		CreateTime:  timestamppb.Now(),
+		Multiplexed: multiplexed,
+	}
+}
+
+// CreateSession returns a new session name; sessions have no state.
+func (s *Server) CreateSession(_ context.Context, req *spannerpb.CreateSessionRequest) (*spannerpb.Session, error) {
+	if req.GetDatabase() == "" {
+		return nil, status.Error(codes.InvalidArgument, "CreateSession: database is empty")
+	}
+	return s.newSession(req.GetDatabase(), req.GetSession().GetMultiplexed()), nil
+}
+
+// BatchCreateSessions returns SessionCount new session names.
+func (s *Server) BatchCreateSessions(_ context.Context, req *spannerpb.BatchCreateSessionsRequest) (*spannerpb.BatchCreateSessionsResponse, error) {
+	if req.GetDatabase() == "" || req.GetSessionCount() <= 0 {
+		return nil, status.Error(codes.InvalidArgument, "BatchCreateSessions: database empty or session_count not positive")
+	}
+	resp := &spannerpb.BatchCreateSessionsResponse{}
+	for i := int32(0); i < req.GetSessionCount(); i++ {
+		resp.Session = append(resp.Session, s.newSession(req.GetDatabase(), false))
+	}
+	return resp, nil
+}
+
+// GetSession returns any session that looks like a session name.
+func (s *Server) GetSession(_ context.Context, req *spannerpb.GetSessionRequest) (*spannerpb.Session, error) {
+	if !strings.Contains(req.GetName(), "/sessions/") {
+		return nil, status.Errorf(codes.NotFound, "session %q not found", req.GetName())
+	}
+	return &spannerpb.Session{Name: req.GetName(), CreateTime: timestamppb.Now()}, nil
+}
+
+// DeleteSession accepts everything.
+func (s *Server) DeleteSession(context.Context, *spannerpb.DeleteSessionRequest) (*emptypb.Empty, error) {
+	return &emptypb.Empty{}, nil
+}
+
+// BeginTransaction returns a new transaction id.
+func (s *Server) BeginTransaction(context.Context, *spannerpb.BeginTransactionRequest) (*spannerpb.Transaction, error) {
+	n := s.nextTx.Add(1)
+	return &spannerpb.Transaction{Id: fmt.Appendf(nil, "tx%d", n), ReadTimestamp: timestamppb.Now()}, nil
+}
+
+// Commit commits nothing.
+func (s *Server) Commit(context.Context, *spannerpb.CommitRequest) (*spannerpb.CommitResponse, error) {
+	return &spannerpb.CommitResponse{CommitTimestamp: timestamppb.New(time.Now())}, nil
+}
+
+// Rollback rolls back nothing.
+func (s *Server) Rollback(context.Context, *spannerpb.RollbackRequest) (*emptypb.Empty, error) {
+	return &emptypb.Empty{}, nil
+}
+
+// ExecuteSql returns a whole result at once (for small queries such as a
+// driver's SELECT 1; chunked results are not supported).
+func (s *Server) ExecuteSql(_ context.Context, req *spannerpb.ExecuteSqlRequest) (*spannerpb.ResultSet, error) {
+	msgs, ok := s.results[req.GetSql()]
+	if !ok {
+		return nil, status.Errorf(codes.InvalidArgument, "fake server has no result for SQL %q", req.GetSql())
+	}
+	s.queries.Add(1)
+	rs := &spannerpb.ResultSet{}
+	var vals []*structpb.Value
+	for _, m := range msgs {
+		var prs spannerpb.PartialResultSet
+		if err := proto.Unmarshal(m.Bytes(), &prs); err != nil {
+			return nil, status.Errorf(codes.Internal, "decoding a stored message: %v", err)
+		}
+		if prs.GetChunkedValue() {
+			return nil, status.Error(codes.Unimplemented, "ExecuteSql of a chunked result; use ExecuteStreamingSql")
+		}
+		if prs.GetMetadata() != nil {
+			rs.Metadata = prs.GetMetadata()
+		}
+		vals = append(vals, prs.GetValues()...)
+	}
+	n := len(rs.GetMetadata().GetRowType().GetFields())
+	for i := 0; n > 0 && i+n <= len(vals); i += n {
+		rs.Rows = append(rs.Rows, &structpb.ListValue{Values: vals[i : i+n]})
+	}
+	return rs, nil
+}
+
+// ExecuteStreamingSql sends the stored messages of the query, starting after
+// the message named by the request's resume token.
+func (s *Server) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream spannerpb.Spanner_ExecuteStreamingSqlServer) error {
+	msgs, ok := s.results[req.GetSql()]
+	if !ok {
+		return status.Errorf(codes.InvalidArgument, "fake server has no result for SQL %q", req.GetSql())
+	}
+	s.queries.Add(1)
+	start := 0
+	if tok := req.GetResumeToken(); len(tok) > 0 {
+		i, err := workload.TokenIndex(tok)
+		if err != nil || i >= len(msgs) {
+			return status.Errorf(codes.InvalidArgument, "bad resume token %x", tok)
+		}
+		start = i + 1
+	}
+	for i := start; i < len(msgs); i++ {
+		if err := stream.SendMsg(&msgs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

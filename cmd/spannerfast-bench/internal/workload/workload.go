@@ -1,0 +1,322 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+)
+
+// Kind is the Spanner type of a benchmark column.
+type Kind int
+
+// The column kinds the workloads use.
+const (
+	Int64 Kind = iota
+	String
+	Float64
+	Bool
+	Timestamp
+	Date
+	Bytes
+	Numeric
+	JSON
+	ArrayInt64
+)
+
+// String returns the Spanner spelling of the kind.
+func (k Kind) String() string {
+	switch k {
+	case Int64:
+		return "INT64"
+	case String:
+		return "STRING"
+	case Float64:
+		return "FLOAT64"
+	case Bool:
+		return "BOOL"
+	case Timestamp:
+		return "TIMESTAMP"
+	case Date:
+		return "DATE"
+	case Bytes:
+		return "BYTES"
+	case Numeric:
+		return "NUMERIC"
+	case JSON:
+		return "JSON"
+	case ArrayInt64:
+		return "ARRAY<INT64>"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// spannerType returns the Type of the kind in ResultSetMetadata.
+func (k Kind) spannerType() *spannerpb.Type {
+	switch k {
+	case Int64:
+		return &spannerpb.Type{Code: spannerpb.TypeCode_INT64}
+	case String:
+		return &spannerpb.Type{Code: spannerpb.TypeCode_STRING}
+	case Float64:
+		return &spannerpb.Type{Code: spannerpb.TypeCode_FLOAT64}
+	case Bool:
+		return &spannerpb.Type{Code: spannerpb.TypeCode_BOOL}
+	case Timestamp:
+		return &spannerpb.Type{Code: spannerpb.TypeCode_TIMESTAMP}
+	case Date:
+		return &spannerpb.Type{Code: spannerpb.TypeCode_DATE}
+	case Bytes:
+		return &spannerpb.Type{Code: spannerpb.TypeCode_BYTES}
+	case Numeric:
+		return &spannerpb.Type{Code: spannerpb.TypeCode_NUMERIC}
+	case JSON:
+		return &spannerpb.Type{Code: spannerpb.TypeCode_JSON}
+	case ArrayInt64:
+		return &spannerpb.Type{Code: spannerpb.TypeCode_ARRAY,
+			ArrayElementType: &spannerpb.Type{Code: spannerpb.TypeCode_INT64}}
+	}
+	return &spannerpb.Type{Code: spannerpb.TypeCode_TYPE_CODE_UNSPECIFIED}
+}
+
+// Column is one result column.
+type Column struct {
+	Name string
+	Kind Kind
+	// Len is the length of a STRING (characters) or BYTES (bytes) value, or
+	// the element count of an ARRAY.
+	Len int
+	// VarLen makes STRING lengths vary between Len/4 and Len.
+	VarLen bool
+}
+
+// Workload is one result shape, the number of rows one query returns and the
+// number of queries one measurement runs.
+type Workload struct {
+	// Name selects the workload on the command line (-workloads).
+	Name string
+	// Description is a one-line explanation for reports.
+	Description string
+	// SQL is the query text; the server picks the result by it.
+	SQL     string
+	Columns []Column
+	// Rows is the number of rows of one query.
+	Rows int
+	// Queries is the number of queries of one measurement.
+	Queries int
+	// Chunked makes every message of the result end in the middle of a
+	// value (chunked_value), so that values continue in the next message.
+	Chunked bool
+	// PerQuery reports CPU and allocations per query instead of per row.
+	PerQuery bool
+	// PeakHeap samples the heap while the rows are read.
+	PeakHeap bool
+	// Cycle makes the rows repeat after CyclePeriod rows, so that the server
+	// can send the same encoded message bodies again and again (the rows of
+	// a 5 M row result need not all be held in memory).
+	Cycle bool
+	// Hidden workloads are served but not run by default.
+	Hidden bool
+
+	seed uint64
+	memo *periodMemo // shared by copies: the rows are the same
+}
+
+// periodMemo memoizes CyclePeriod.
+type periodMemo struct {
+	once   sync.Once
+	period int
+}
+
+// TotalRows is the number of rows one measurement reads.
+func (w *Workload) TotalRows() int { return w.Rows * w.Queries }
+
+// MessageTarget is the size at which the encoder ends a PartialResultSet.
+const MessageTarget = 1 << 20
+
+// MaxValuesPerMessage caps the values of one message (narrow messages end
+// there, below MessageTarget bytes). The official client's borrow mode
+// reuses a received PartialResultSet only while its value slice has a
+// capacity of at most 65,536; with more values per message it allocates
+// every value, and the bar spannerfast is measured against would look
+// worse than it is.
+const MaxValuesPerMessage = 50_000
+
+// cycleMessages is the number of distinct message bodies of a cyclic result.
+const cycleMessages = 8
+
+// Base sizes at scale 1.
+const (
+	narrowRows     = 200_000
+	wideRows       = 100_000
+	strings800Rows = 100
+	strings800Qs   = 2_000
+	pointQs        = 2_000
+	manycolsQs     = 2_000
+	narrow5mRows   = 5_000_000
+)
+
+// Names lists the workloads in report order (hidden ones excluded).
+func Names() []string {
+	var names []string
+	for _, w := range Catalog(1) {
+		if !w.Hidden {
+			names = append(names, w.Name)
+		}
+	}
+	return names
+}
+
+func scaled(n int, scale float64) int {
+	v := int(math.Round(float64(n) * scale))
+	if v < 1 {
+		v = 1
+	}
+	return v
+}
+
+// Catalog returns every workload with row or query counts multiplied by
+// scale. The same scale gives the same workloads, SQL texts and values in
+// every process.
+func Catalog(scale float64) []*Workload {
+	narrowCols := []Column{
+		{Name: "id", Kind: Int64},
+		{Name: "name", Kind: String, Len: 16},
+		{Name: "score", Kind: Float64},
+	}
+	wideCols := []Column{
+		{Name: "id", Kind: Int64},
+		{Name: "code", Kind: String, Len: 16},
+		{Name: "title", Kind: String, Len: 64},
+		{Name: "price", Kind: Float64},
+		{Name: "active", Kind: Bool},
+		{Name: "created_at", Kind: Timestamp},
+		{Name: "birth_date", Kind: Date},
+		{Name: "token", Kind: Bytes, Len: 24},
+		{Name: "amount", Kind: Numeric},
+		{Name: "attrs", Kind: JSON},
+		{Name: "version", Kind: Int64},
+		{Name: "description", Kind: String, Len: 64},
+		{Name: "region", Kind: String, Len: 16},
+		{Name: "weight", Kind: Float64},
+		{Name: "scores", Kind: ArrayInt64, Len: 4},
+		{Name: "notes", Kind: String, Len: 64},
+	}
+	var s800 []Column
+	for i := 1; i <= 8; i++ {
+		s800 = append(s800, Column{Name: fmt.Sprintf("s%d", i), Kind: String, Len: 56, VarLen: true})
+	}
+	pointCols := []Column{
+		{Name: "id", Kind: Int64},
+		{Name: "name", Kind: String, Len: 16},
+		{Name: "email", Kind: String, Len: 32},
+		{Name: "balance", Kind: Float64},
+		{Name: "active", Kind: Bool},
+	}
+	var many []Column
+	for i := 0; i <= 100; i++ {
+		many = append(many, Column{Name: fmt.Sprintf("c%03d", i), Kind: String, Len: 16})
+	}
+	ws := []*Workload{
+		{Name: "narrow", Description: "rows of (INT64, STRING(16), FLOAT64)",
+			Columns: narrowCols, Rows: scaled(narrowRows, scale), Queries: 1, seed: 1},
+		{Name: "narrow-chunked", Description: "narrow, every message ends inside a value (chunked_value)",
+			Columns: narrowCols, Rows: scaled(narrowRows, scale), Queries: 1, Chunked: true, seed: 1},
+		{Name: "wide", Description: "rows of 16 columns of mixed types",
+			Columns: wideCols, Rows: scaled(wideRows, scale), Queries: 1, seed: 2},
+		{Name: "wide-chunked", Description: "wide, every message ends inside a value (chunked_value)",
+			Columns: wideCols, Rows: scaled(wideRows, scale), Queries: 1, Chunked: true, seed: 2},
+		{Name: "strings800", Description: "queries of 100 rows x 8 STRING columns",
+			Columns: s800, Rows: strings800Rows, Queries: scaled(strings800Qs, scale), seed: 3},
+		{Name: "point", Description: "queries of 1 row (INT64, STRING, STRING, FLOAT64, BOOL)",
+			Columns: pointCols, Rows: 1, Queries: scaled(pointQs, scale), PerQuery: true, seed: 4},
+		{Name: "manycols", Description: "queries of 1 row of 101 STRING columns",
+			Columns: many, Rows: 1, Queries: scaled(manycolsQs, scale), PerQuery: true, seed: 5},
+		{Name: "narrow5m", Description: "one query of narrow rows (5 M at scale 1), heap sampled",
+			Columns: narrowCols, Rows: scaled(narrow5mRows, scale), Queries: 1, PeakHeap: true, Cycle: true, seed: 1},
+		{Name: "select1", Description: "SELECT 1, for connection checks",
+			Columns: []Column{{Name: "one", Kind: Int64}}, Rows: 1, Queries: 1, Hidden: true, seed: 6},
+	}
+	for _, w := range ws {
+		w.memo = &periodMemo{}
+		if w.Name == "select1" {
+			w.SQL = "SELECT 1"
+			continue
+		}
+		names := make([]string, len(w.Columns))
+		for i, c := range w.Columns {
+			names[i] = c.Name
+		}
+		w.SQL = fmt.Sprintf("SELECT %s FROM bench_%s LIMIT %d",
+			strings.Join(names, ", "), strings.ReplaceAll(w.Name, "-", "_"), w.Rows)
+	}
+	return ws
+}
+
+// Select returns the workloads named in list (comma separated; "" or "all"
+// for every visible one), in catalog order.
+func Select(list string, scale float64) ([]*Workload, error) {
+	all := Catalog(scale)
+	if list == "" || list == "all" {
+		var out []*Workload
+		for _, w := range all {
+			if !w.Hidden {
+				out = append(out, w)
+			}
+		}
+		return out, nil
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		found := false
+		for _, w := range all {
+			if w.Name == n {
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown workload %q (known: %s)", n, strings.Join(Names(), ", "))
+		}
+		want[n] = true
+	}
+	var out []*Workload
+	for _, w := range all {
+		if want[w.Name] {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no workload selected in %q", list)
+	}
+	return out, nil
+}
+
+// Metadata returns the ResultSetMetadata of the workload's result.
+func (w *Workload) Metadata() *spannerpb.ResultSetMetadata {
+	fields := make([]*spannerpb.StructType_Field, len(w.Columns))
+	for i, c := range w.Columns {
+		fields[i] = &spannerpb.StructType_Field{Name: c.Name, Type: c.Kind.spannerType()}
+	}
+	return &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: fields}}
+}
+
+// Kinds returns the column kinds, sorted and without duplicates (for reports).
+func (w *Workload) Kinds() []string {
+	seen := map[string]bool{}
+	for _, c := range w.Columns {
+		seen[c.Kind.String()] = true
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

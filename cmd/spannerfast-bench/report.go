@@ -1,0 +1,585 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
+)
+
+// report is the result of a run; it is also the JSON file's schema.
+type report struct {
+	Meta      reportMeta     `json:"meta"`
+	Workloads []workloadInfo `json:"workloads"`
+	Arms      []armInfo      `json:"arms"`
+	Results   []*resultRow   `json:"results"`
+	Targets   []targetResult `json:"targets"`
+}
+
+type reportMeta struct {
+	Time             string  `json:"time"`
+	GoVersion        string  `json:"go_version"`
+	Platform         string  `json:"platform"`
+	NumCPU           int     `json:"num_cpu"`
+	GOMAXPROCS       int     `json:"gomaxprocs"`
+	Scale            float64 `json:"scale"`
+	Rounds           int     `json:"rounds"`
+	Server           string  `json:"server"`
+	BorrowBuilt      bool    `json:"client_borrow_built"`
+	SpannerfastBuilt bool    `json:"spannerfast_built"`
+	// Baseline is the arm the ratios are relative to: client-borrow, or
+	// client when client-borrow did not run.
+	Baseline     string `json:"baseline"`
+	BaselineNote string `json:"baseline_note,omitempty"`
+}
+
+type workloadInfo struct {
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	SQL          string   `json:"sql"`
+	Columns      int      `json:"columns"`
+	Types        []string `json:"types"`
+	RowsPerQuery int      `json:"rows_per_query"`
+	Queries      int      `json:"queries"`
+	PerQuery     bool     `json:"per_query"`
+	Chunked      bool     `json:"chunked"`
+	PeakHeap     bool     `json:"peak_heap"`
+}
+
+type armInfo struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Ran   bool   `json:"ran"`
+	Note  string `json:"note,omitempty"`
+}
+
+// resultRow is one arm on one workload: every round, and the best figures
+// (CPU and wall time: the fastest round; allocations and heap: the lowest
+// round).
+type resultRow struct {
+	Arm      string        `json:"arm"`
+	Workload string        `json:"workload"`
+	Error    string        `json:"error,omitempty"`
+	Rounds   []measurement `json:"rounds"`
+
+	Rows    int `json:"rows"` // per measurement (all queries)
+	Queries int `json:"queries"`
+
+	CPUPerRowNs    float64 `json:"cpu_per_row_ns"`
+	CPUPerQueryUs  float64 `json:"cpu_per_query_us"`
+	AllocsPerRow   float64 `json:"allocs_per_row"`
+	BytesPerRow    float64 `json:"bytes_per_row"`
+	AllocsPerQuery float64 `json:"allocs_per_query"`
+	BytesPerQuery  float64 `json:"bytes_per_query"`
+	RowsPerSec     float64 `json:"rows_per_sec"`
+	QueriesPerSec  float64 `json:"queries_per_sec"`
+	WallSeconds    float64 `json:"wall_seconds"`
+
+	PeakHeapBytes     uint64 `json:"peak_heap_bytes,omitempty"`
+	PeakLiveHeapBytes uint64 `json:"peak_live_heap_bytes,omitempty"`
+
+	// CPU ratios (per row; per query is the same ratio).
+	VsBaseline       *float64 `json:"cpu_vs_baseline,omitempty"`
+	VsTransportFloor *float64 `json:"cpu_vs_transport_floor,omitempty"`
+	VsSQLFloor       *float64 `json:"cpu_vs_sql_floor,omitempty"`
+}
+
+func (st *runState) report() *report {
+	ver, plat, ncpu, procs := goInfo()
+	rep := &report{Meta: reportMeta{
+		Time: time.Now().UTC().Format(time.RFC3339), GoVersion: ver, Platform: plat,
+		NumCPU: ncpu, GOMAXPROCS: procs, Scale: st.cfg.scale, Rounds: st.cfg.rounds,
+		Server: st.server, BorrowBuilt: borrowBuilt, SpannerfastBuilt: spannerfastBuilt,
+	}}
+	for _, w := range st.workloads {
+		rep.Workloads = append(rep.Workloads, workloadInfo{
+			Name: w.Name, Description: w.Description, SQL: w.SQL, Columns: len(w.Columns),
+			Types: w.Kinds(), RowsPerQuery: w.Rows, Queries: w.Queries,
+			PerQuery: w.PerQuery, Chunked: w.Chunked, PeakHeap: w.PeakHeap,
+		})
+	}
+	for _, s := range st.arms {
+		_, ran := st.open[s.id]
+		note := ""
+		if err := st.openErr[s.id]; err != nil {
+			note = "failed to start: " + err.Error()
+		}
+		rep.Arms = append(rep.Arms, armInfo{ID: s.id, Title: s.title, Ran: ran, Note: note})
+	}
+	for _, s := range st.skipped {
+		rep.Arms = append(rep.Arms, armInfo{ID: s.id, Title: s.title, Note: "not run: " + s.note})
+	}
+	if !spannerfastBuilt {
+		rep.Arms = append(rep.Arms,
+			armInfo{ID: armFastSafe, Title: armFastSafe, Note: "not run: built with -tags nospannerfast"},
+			armInfo{ID: armFastRaw, Title: armFastRaw, Note: "not run: built with -tags nospannerfast"})
+	}
+	for _, s := range st.arms {
+		if _, ok := st.open[s.id]; !ok {
+			continue
+		}
+		for _, w := range st.workloads {
+			rep.Results = append(rep.Results, summarize(s.id, w, st.result(s.id, w.Name)))
+		}
+	}
+	rep.Meta.Baseline = armBorrow
+	if !rep.ran(armBorrow) {
+		rep.Meta.Baseline = armClient
+		if borrowBuilt {
+			rep.Meta.BaselineNote = "client-borrow did not run; ratios are relative to client"
+		} else {
+			rep.Meta.BaselineNote = "client-borrow unavailable (build with -tags spanner_vtproto); ratios are relative to client"
+		}
+	}
+	for _, r := range rep.Results {
+		w := rep.workload(r.Workload)
+		if r.Error != "" || w == nil {
+			continue
+		}
+		r.VsBaseline = rep.ratio(r, rep.Meta.Baseline)
+		r.VsTransportFloor = rep.ratio(r, armTransport)
+		r.VsSQLFloor = rep.ratio(r, armSQLFloor)
+	}
+	rep.Targets = evaluateTargets(rep)
+	return rep
+}
+
+func summarize(armID string, w *workload.Workload, res *armResult) *resultRow {
+	r := &resultRow{Arm: armID, Workload: w.Name, Rows: w.TotalRows(), Queries: w.Queries, Rounds: res.rounds}
+	if res.err != nil {
+		r.Error = res.err.Error()
+		return r
+	}
+	if len(res.rounds) == 0 {
+		r.Error = "no measurement"
+		return r
+	}
+	best := res.rounds[0]
+	for _, m := range res.rounds[1:] {
+		best.CPU = min(best.CPU, m.CPU)
+		best.Wall = min(best.Wall, m.Wall)
+		best.Mallocs = min(best.Mallocs, m.Mallocs)
+		best.Bytes = min(best.Bytes, m.Bytes)
+		best.PeakHeap = min(best.PeakHeap, m.PeakHeap)
+		best.PeakLive = min(best.PeakLive, m.PeakLive)
+	}
+	rows, qs := float64(w.TotalRows()), float64(w.Queries)
+	cpu := float64(best.CPU.Nanoseconds())
+	r.CPUPerRowNs = cpu / rows
+	r.CPUPerQueryUs = cpu / qs / 1e3
+	r.AllocsPerRow = float64(best.Mallocs) / rows
+	r.BytesPerRow = float64(best.Bytes) / rows
+	r.AllocsPerQuery = float64(best.Mallocs) / qs
+	r.BytesPerQuery = float64(best.Bytes) / qs
+	r.WallSeconds = best.Wall.Seconds()
+	if best.Wall > 0 {
+		r.RowsPerSec = rows / best.Wall.Seconds()
+		r.QueriesPerSec = qs / best.Wall.Seconds()
+	}
+	if w.PeakHeap {
+		r.PeakHeapBytes, r.PeakLiveHeapBytes = best.PeakHeap, best.PeakLive
+	}
+	return r
+}
+
+// get returns the successful result of arm on workload, or nil.
+func (rep *report) get(armID, wl string) *resultRow {
+	for _, r := range rep.Results {
+		if r.Arm == armID && r.Workload == wl {
+			if r.Error != "" {
+				return nil
+			}
+			return r
+		}
+	}
+	return nil
+}
+
+func (rep *report) ran(armID string) bool {
+	for _, a := range rep.Arms {
+		if a.ID == armID {
+			return a.Ran
+		}
+	}
+	return false
+}
+
+func (rep *report) workload(name string) *workloadInfo {
+	for i := range rep.Workloads {
+		if rep.Workloads[i].Name == name {
+			return &rep.Workloads[i]
+		}
+	}
+	return nil
+}
+
+func (rep *report) ratio(r *resultRow, refArm string) *float64 {
+	ref := rep.get(refArm, r.Workload)
+	if ref == nil || ref.CPUPerRowNs <= 0 {
+		return nil
+	}
+	v := r.CPUPerRowNs / ref.CPUPerRowNs
+	return &v
+}
+
+// ranArms lists the arms with results, in report order.
+func (rep *report) ranArms() []armInfo {
+	var out []armInfo
+	for _, a := range rep.Arms {
+		if a.Ran {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// ---- targets ----
+
+type targetResult struct {
+	Workload string  `json:"workload"`
+	Arm      string  `json:"arm"`
+	Check    string  `json:"check"`
+	Limit    float64 `json:"limit"`
+	Measured float64 `json:"measured"`
+	Unit     string  `json:"unit"`
+	Status   string  `json:"status"` // MET, MISSED or N/A
+	Note     string  `json:"note,omitempty"`
+}
+
+type targetMetric int
+
+const (
+	cpuVsBaseline targetMetric = iota
+	allocsPerRow
+	cpuVsTransport
+	allocsVsClient
+	peakHeapMiB
+)
+
+type targetSpec struct {
+	workload string
+	metric   targetMetric
+	raw      float64 // limit for spannerfast-raw
+	safe     float64 // limit for spannerfast-safe
+}
+
+// targets are the goals of the spannerfast driver (see doc.go).
+var targets = []targetSpec{
+	{"narrow", cpuVsBaseline, 1.0, 1.3},
+	{"narrow", allocsPerRow, 0.05, 1},
+	{"wide", cpuVsBaseline, 0.35, 0.45},
+	{"strings800", cpuVsBaseline, 0.6, 0.7},
+	{"point", cpuVsTransport, 1.2, 1.2},
+	{"point", allocsVsClient, 0.3, 0.3},
+	{"manycols", cpuVsTransport, 1.3, 1.3},
+	{"manycols", allocsVsClient, 0.25, 0.25},
+	{"narrow5m", peakHeapMiB, 64, 64},
+}
+
+func evaluateTargets(rep *report) []targetResult {
+	var out []targetResult
+	for _, t := range targets {
+		w := rep.workload(t.workload)
+		if w == nil {
+			continue // workload not selected
+		}
+		for _, armID := range []string{armFastRaw, armFastSafe} {
+			limit := t.safe
+			if armID == armFastRaw {
+				limit = t.raw
+			}
+			tr := targetResult{Workload: t.workload, Arm: armID, Limit: limit, Status: "N/A"}
+			r := rep.get(armID, t.workload)
+			var ref *resultRow
+			switch t.metric {
+			case cpuVsBaseline:
+				tr.Check, tr.Unit = "CPU/row vs "+rep.Meta.Baseline, "x"
+				ref = rep.get(rep.Meta.Baseline, t.workload)
+				if r != nil && ref != nil {
+					tr.Measured = r.CPUPerRowNs / ref.CPUPerRowNs
+				}
+				if rep.Meta.Baseline != armBorrow {
+					tr.Note = "client-borrow unavailable, compared with client"
+				}
+			case allocsPerRow:
+				tr.Check, tr.Unit = "allocs/row", "allocs"
+				ref = r
+				if r != nil {
+					tr.Measured = r.AllocsPerRow
+				}
+			case cpuVsTransport:
+				tr.Check, tr.Unit = "CPU/query vs transport floor", "x"
+				ref = rep.get(armTransport, t.workload)
+				if r != nil && ref != nil {
+					tr.Measured = r.CPUPerQueryUs / ref.CPUPerQueryUs
+				}
+			case allocsVsClient:
+				tr.Check, tr.Unit = "allocs/query vs client", "x"
+				ref = rep.get(armClient, t.workload)
+				if r != nil && ref != nil && ref.AllocsPerQuery > 0 {
+					tr.Measured = r.AllocsPerQuery / ref.AllocsPerQuery
+				}
+			case peakHeapMiB:
+				tr.Check, tr.Unit = "peak heap", "MiB"
+				ref = r
+				if r != nil {
+					tr.Measured = float64(r.PeakHeapBytes) / (1 << 20)
+				}
+				if w.RowsPerQuery < 5_000_000 {
+					tr.Note = fmt.Sprintf("scaled run: %d rows, conclusive only at 5,000,000", w.RowsPerQuery)
+				}
+			}
+			switch {
+			case r == nil:
+				tr.Note = joinNote(tr.Note, armID+" has no result")
+			case ref == nil:
+				tr.Note = joinNote(tr.Note, "reference arm has no result")
+			case tr.Measured <= limit:
+				tr.Status = "MET"
+			default:
+				tr.Status = "MISSED"
+			}
+			out = append(out, tr)
+		}
+	}
+	return out
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// ---- Markdown ----
+
+func fmtNum(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "—"
+	case v == 0:
+		return "0"
+	case math.Abs(v) >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+func fmtRatio(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return fmtNum(*p) + "x"
+}
+
+type mdTable struct {
+	b strings.Builder
+}
+
+func (t *mdTable) row(cells ...string) {
+	t.b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+}
+
+func (t *mdTable) header(cells ...string) {
+	t.row(cells...)
+	seps := make([]string, len(cells))
+	for i := range seps {
+		seps[i] = "---"
+	}
+	t.row(seps...)
+}
+
+// metricTable renders one value per workload and arm.
+func (rep *report) metricTable(title, note string, cell func(w *workloadInfo, r *resultRow) string, unit func(w *workloadInfo) string) string {
+	arms := rep.ranArms()
+	var t mdTable
+	t.b.WriteString("### " + title + "\n\n")
+	if note != "" {
+		t.b.WriteString(note + "\n\n")
+	}
+	head := []string{"workload", "unit"}
+	for _, a := range arms {
+		head = append(head, a.Title)
+	}
+	t.header(head...)
+	for i := range rep.Workloads {
+		w := &rep.Workloads[i]
+		cells := []string{w.Name, unit(w)}
+		for _, a := range arms {
+			r := rep.find(a.ID, w.Name)
+			switch {
+			case r == nil:
+				cells = append(cells, "—")
+			case r.Error != "":
+				cells = append(cells, "FAILED")
+			default:
+				cells = append(cells, cell(w, r))
+			}
+		}
+		t.row(cells...)
+	}
+	t.b.WriteString("\n")
+	return t.b.String()
+}
+
+// find returns the result of arm on workload, failed or not.
+func (rep *report) find(armID, wl string) *resultRow {
+	for _, r := range rep.Results {
+		if r.Arm == armID && r.Workload == wl {
+			return r
+		}
+	}
+	return nil
+}
+
+func perUnit(w *workloadInfo, row, query string) string {
+	if w.PerQuery {
+		return query
+	}
+	return row
+}
+
+func writeMarkdown(out io.Writer, rep *report) error {
+	var b strings.Builder
+	m := rep.Meta
+	b.WriteString("## spannerfast-bench results\n\n")
+	fmt.Fprintf(&b, "%s, %s, %d CPUs (GOMAXPROCS %d); scale %g; best of %d interleaved rounds; fake server: %s.\n\n",
+		m.GoVersion, m.Platform, m.NumCPU, m.GOMAXPROCS, m.Scale, m.Rounds, m.Server)
+	fmt.Fprintf(&b, "Ratios are relative to **%s**.", m.Baseline)
+	if m.BaselineNote != "" {
+		fmt.Fprintf(&b, " Note: %s.", m.BaselineNote)
+	}
+	b.WriteString(" CPU is client-process CPU time (user+system, all threads); lower is better.\n\n")
+	for _, a := range rep.Arms {
+		if !a.Ran {
+			fmt.Fprintf(&b, "- %s: %s\n", a.ID, a.Note)
+		}
+	}
+	b.WriteString("\n")
+
+	b.WriteString(rep.metricTable("CPU time", "",
+		func(w *workloadInfo, r *resultRow) string {
+			if w.PerQuery {
+				return fmtNum(r.CPUPerQueryUs)
+			}
+			return fmtNum(r.CPUPerRowNs)
+		},
+		func(w *workloadInfo) string { return perUnit(w, "ns CPU/row", "µs CPU/query") }))
+	b.WriteString(rep.metricTable("CPU relative to "+m.Baseline, "",
+		func(_ *workloadInfo, r *resultRow) string { return fmtRatio(r.VsBaseline) },
+		func(*workloadInfo) string { return "x " + m.Baseline }))
+	b.WriteString(rep.metricTable("CPU relative to the floors", "transport floor / database/sql floor; a database/sql driver can come no lower than about the sum of the two floors.",
+		func(_ *workloadInfo, r *resultRow) string {
+			return fmtRatio(r.VsTransportFloor) + " / " + fmtRatio(r.VsSQLFloor)
+		},
+		func(*workloadInfo) string { return "x transport / x sql" }))
+	b.WriteString(rep.metricTable("Allocations", "",
+		func(w *workloadInfo, r *resultRow) string {
+			if w.PerQuery {
+				return fmtNum(r.AllocsPerQuery)
+			}
+			return fmtNum(r.AllocsPerRow)
+		},
+		func(w *workloadInfo) string { return perUnit(w, "allocs/row", "allocs/query") }))
+	b.WriteString(rep.metricTable("Bytes allocated", "",
+		func(w *workloadInfo, r *resultRow) string {
+			if w.PerQuery {
+				return fmtNum(r.BytesPerQuery)
+			}
+			return fmtNum(r.BytesPerRow)
+		},
+		func(w *workloadInfo) string { return perUnit(w, "B/row", "B/query") }))
+	b.WriteString(rep.metricTable("Throughput (wall clock)", "",
+		func(w *workloadInfo, r *resultRow) string {
+			if w.PerQuery {
+				return fmtNum(r.QueriesPerSec)
+			}
+			return fmtNum(r.RowsPerSec)
+		},
+		func(w *workloadInfo) string { return perUnit(w, "rows/s", "queries/s") }))
+
+	heap := false
+	for _, w := range rep.Workloads {
+		heap = heap || w.PeakHeap
+	}
+	if heap {
+		b.WriteString(rep.metricTable("Peak heap",
+			"HeapInuse sampled every 4% of the rows (before a forced GC) / live heap right after that GC. CPU figures of this workload include the forced GCs.",
+			func(_ *workloadInfo, r *resultRow) string {
+				return fmt.Sprintf("%.1f / %.1f", float64(r.PeakHeapBytes)/(1<<20), float64(r.PeakLiveHeapBytes)/(1<<20))
+			},
+			func(w *workloadInfo) string {
+				if !w.PeakHeap {
+					return "—"
+				}
+				return "MiB"
+			}))
+	}
+
+	var errs []string
+	for _, r := range rep.Results {
+		if r.Error != "" {
+			errs = append(errs, fmt.Sprintf("- %s on %s: %s", r.Arm, r.Workload, r.Error))
+		}
+	}
+	if len(errs) > 0 {
+		b.WriteString("### Failures\n\n" + strings.Join(errs, "\n") + "\n\n")
+	}
+
+	b.WriteString("### Targets\n\n")
+	if len(rep.Targets) == 0 {
+		b.WriteString("No target workload was selected.\n")
+	} else {
+		var t mdTable
+		t.header("workload", "arm", "check", "limit", "measured", "result", "note")
+		for _, tr := range rep.Targets {
+			meas := "—"
+			if tr.Status != "N/A" {
+				meas = fmtTarget(tr.Measured, tr.Unit)
+			}
+			t.row(tr.Workload, tr.Arm, tr.Check, "≤ "+fmtTarget(tr.Limit, tr.Unit), meas, tr.Status, tr.Note)
+		}
+		b.WriteString(t.b.String())
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+func fmtTarget(v float64, unit string) string {
+	switch unit {
+	case "x":
+		return fmt.Sprintf("%.2fx", v)
+	case "MiB":
+		return fmt.Sprintf("%.1f MiB", v)
+	default:
+		return fmt.Sprintf("%.3g %s", v, unit)
+	}
+}
+
+func writeJSON(path string, rep *report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the JSON results: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing the JSON results: %w", err)
+	}
+	return nil
+}
+
+func createFile(path string) (*os.File, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", path, err)
+	}
+	return f, nil
+}

@@ -1,0 +1,561 @@
+package conn
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"cloud.google.com/go/auth"
+	"cloud.google.com/go/auth/credentials"
+	"cloud.google.com/go/longrunning/autogen/longrunningpb"
+	databasepb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+	instancepb "cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	grpccreds "google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+// Metadata header names Spanner requests carry.
+const (
+	HeaderResourcePrefix  = "google-cloud-resource-prefix"
+	HeaderRequestParams   = "x-goog-request-params"
+	HeaderRouteToLeader   = "x-goog-spanner-route-to-leader"
+	HeaderEndToEndTracing = "x-goog-spanner-end-to-end-tracing"
+)
+
+// UserAgent is the gRPC user agent of spannerfast's channels.
+const UserAgent = "spannerfast/0.1"
+
+// EmulatorHostEnv names the environment variable that points the client at
+// an emulator (plain text, no credentials) when the DSN names no endpoint.
+const EmulatorHostEnv = "SPANNER_EMULATOR_HOST"
+
+// Scopes are the OAuth scopes requested for Spanner data access.
+var Scopes = []string{
+	"https://www.googleapis.com/auth/cloud-platform",
+	"https://www.googleapis.com/auth/spanner.data",
+}
+
+// maxSessionAge is how long a multiplexed session is used before the next
+// caller replaces it (the official client also rotates every 7 days).
+const maxSessionAge = 7 * 24 * time.Hour
+
+// ErrClosed is returned by Session after Close.
+var ErrClosed = errors.New("spannerfast: client is closed")
+
+// Client is the per-connector state shared by all connections of one DSN:
+// the gRPC channels and the one multiplexed session. It is safe for
+// concurrent use.
+type Client struct {
+	cfg      *dsn.Config
+	dbPath   string
+	endpoint string
+	plain    bool
+
+	conns []*grpc.ClientConn
+	stubs []spannerpb.SpannerClient
+	next  atomic.Uint32
+
+	md       metadata.MD // resource prefix, database request params (+ tracing)
+	mdLeader metadata.MD // md + route-to-leader
+
+	session       atomic.Pointer[sessionState]
+	emulatorReady atomic.Bool
+
+	mu     sync.Mutex
+	flight *flight // session creation in progress, if any
+	closed bool
+}
+
+// sessionState is an immutable snapshot of the current session.
+type sessionState struct {
+	name     string
+	created  time.Time
+	md       metadata.MD // like Client.md with session-based request params
+	mdLeader metadata.MD
+}
+
+// flight is one session creation; callers that find one in progress wait
+// for it.
+type flight struct {
+	done chan struct{}
+	err  error
+	// ctxEnded: the creator's own context ended; waiters should try again
+	// rather than inherit the error.
+	ctxEnded bool
+}
+
+// NewClient builds the channels for cfg. It makes no RPC (grpc.NewClient
+// connects lazily) and does not contact a credentials server: explicit
+// credentials are parsed now, Application Default Credentials are looked up
+// on the first RPC. cfg is copied. opts are appended to the client's own dial
+// options (tests use them, e.g. for custom transport credentials).
+func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*Client, error) {
+	if cfg == nil {
+		return nil, errors.New("spannerfast: nil *dsn.Config")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.Clone()
+	if cfg.Database == "" {
+		return nil, fmt.Errorf("spannerfast: the DSN names no database (want projects/P/instances/I/databases/D): %w", dsn.ErrMalformed)
+	}
+	c := &Client{cfg: cfg, dbPath: cfg.DatabasePath()}
+	c.endpoint, c.plain = resolveEndpoint(cfg)
+
+	dialOpts := []grpc.DialOption{
+		grpc.WithUserAgent(UserAgent),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 120 * time.Second}),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(math.MaxInt32)),
+	}
+	if c.plain {
+		dialOpts = append(dialOpts, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	} else {
+		pc, err := newPerRPCCreds(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		dialOpts = append(dialOpts,
+			grpc.WithTransportCredentials(grpccreds.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})),
+			grpc.WithPerRPCCredentials(pc))
+	}
+	if cfg.Authority != "" {
+		dialOpts = append(dialOpts, grpc.WithAuthority(cfg.Authority))
+	}
+	dialOpts = append(dialOpts, opts...)
+
+	n := max(cfg.NumChannels, 1)
+	for range n {
+		cc, err := grpc.NewClient(c.endpoint, dialOpts...)
+		if err != nil {
+			for _, done := range c.conns {
+				_ = done.Close()
+			}
+			return nil, fmt.Errorf("spannerfast: channel to %s: %w", c.endpoint, err)
+		}
+		c.conns = append(c.conns, cc)
+		c.stubs = append(c.stubs, spannerpb.NewSpannerClient(cc))
+	}
+
+	c.md = metadata.Pairs(
+		HeaderResourcePrefix, c.dbPath,
+		HeaderRequestParams, "database="+url.QueryEscape(c.dbPath),
+	)
+	if cfg.EnableEndToEndTracing {
+		c.md.Set(HeaderEndToEndTracing, "true")
+	}
+	c.mdLeader = withLeader(c.md)
+	return c, nil
+}
+
+func withLeader(md metadata.MD) metadata.MD {
+	out := md.Copy()
+	out.Set(HeaderRouteToLeader, "true")
+	return out
+}
+
+// resolveEndpoint picks the endpoint: the DSN's, else SPANNER_EMULATOR_HOST
+// (plain text), else the emulator default with auto_config_emulator, else
+// production.
+func resolveEndpoint(cfg *dsn.Config) (endpoint string, plain bool) {
+	plain = cfg.UsePlainText || cfg.AutoConfigEmulator
+	switch env := os.Getenv(EmulatorHostEnv); {
+	case cfg.Endpoint != "":
+		return cfg.Endpoint, plain
+	case env != "":
+		return env, true
+	case cfg.AutoConfigEmulator:
+		return dsn.DefaultEmulatorEndpoint, true
+	}
+	return dsn.DefaultEndpoint, plain
+}
+
+// Config returns the client's configuration. It is shared: do not modify it.
+func (c *Client) Config() *dsn.Config { return c.cfg }
+
+// Endpoint returns the address the channels dial.
+func (c *Client) Endpoint() string { return c.endpoint }
+
+// PlainText reports whether the channels use no TLS and no credentials.
+func (c *Client) PlainText() bool { return c.plain }
+
+// DatabasePath returns "projects/P/instances/I/databases/D".
+func (c *Client) DatabasePath() string { return c.dbPath }
+
+// Channel returns the next channel, round-robin. Streams opened on it must
+// carry the context from Context or SessionContext.
+func (c *Client) Channel() *grpc.ClientConn {
+	return c.conns[c.pick()]
+}
+
+// Spanner returns a Spanner stub on the next channel, round-robin, for
+// unary calls.
+func (c *Client) Spanner() spannerpb.SpannerClient {
+	return c.stubs[c.pick()]
+}
+
+func (c *Client) pick() int {
+	if len(c.conns) == 1 {
+		return 0
+	}
+	return int((c.next.Add(1) - 1) % uint32(len(c.conns)))
+}
+
+// Context returns ctx with the outgoing metadata every Spanner request
+// needs: google-cloud-resource-prefix (the database path),
+// x-goog-request-params "database=<escaped path>", and, when routeToLeader
+// is true and disable_route_to_leader is not set,
+// x-goog-spanner-route-to-leader: true (read-write transactions,
+// partitioned DML, commits). Headers already on ctx are kept; ones this
+// method sets replace earlier values, so calling it twice is harmless.
+// Session-based RPCs may prefer SessionContext, whose routing parameter
+// names the session as the official client's does.
+func (c *Client) Context(ctx context.Context, routeToLeader bool) context.Context {
+	md := c.md
+	if routeToLeader && !c.cfg.DisableRouteToLeader {
+		md = c.mdLeader
+	}
+	return attach(ctx, md)
+}
+
+// SessionContext is Context with x-goog-request-params
+// "session=<escaped session name>", the routing parameter of the RPCs that
+// take a session (ExecuteSql, ExecuteStreamingSql, Commit, ...).
+func (c *Client) SessionContext(ctx context.Context, session string, routeToLeader bool) context.Context {
+	leader := routeToLeader && !c.cfg.DisableRouteToLeader
+	if s := c.session.Load(); s != nil && s.name == session {
+		if leader {
+			return attach(ctx, s.mdLeader)
+		}
+		return attach(ctx, s.md)
+	}
+	md := c.sessionMD(session)
+	if leader {
+		md.Set(HeaderRouteToLeader, "true")
+	}
+	return attach(ctx, md)
+}
+
+func (c *Client) sessionMD(session string) metadata.MD {
+	md := c.md.Copy()
+	md.Set(HeaderRequestParams, "session="+url.QueryEscape(session))
+	return md
+}
+
+// attach puts md on ctx. The precomputed md is shared by all calls; gRPC
+// only reads outgoing metadata and metadata.FromOutgoingContext hands out
+// copies, so it is never modified.
+func attach(ctx context.Context, md metadata.MD) context.Context {
+	existing, ok := metadata.FromOutgoingContext(ctx)
+	if !ok || len(existing) == 0 {
+		return metadata.NewOutgoingContext(ctx, md)
+	}
+	for k, v := range md {
+		existing[k] = v
+	}
+	return metadata.NewOutgoingContext(ctx, existing)
+}
+
+// Session returns the name of the multiplexed session, creating it on first
+// use (bounded by connect_timeout). Concurrent callers share one creation.
+// If creation fails, the callers waiting for it get the error and the next
+// caller tries again; a caller whose own context ended does not pass that
+// error on to the others, who retry instead. With auto_config_emulator the
+// instance and database are created first if missing. A session older than
+// 7 days is replaced on the next call (the old one is kept if that fails).
+func (c *Client) Session(ctx context.Context) (string, error) {
+	if s := c.session.Load(); s != nil && time.Since(s.created) < maxSessionAge {
+		return s.name, nil
+	}
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return "", ErrClosed
+		}
+		old := c.session.Load()
+		if old != nil && time.Since(old.created) < maxSessionAge {
+			c.mu.Unlock()
+			return old.name, nil
+		}
+		if f := c.flight; f != nil {
+			c.mu.Unlock()
+			select {
+			case <-f.done:
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+			if f.err == nil || f.ctxEnded {
+				continue
+			}
+			if old != nil {
+				return old.name, nil
+			}
+			return "", f.err
+		}
+		f := &flight{done: make(chan struct{})}
+		c.flight = f
+		c.mu.Unlock()
+
+		s, err := c.createSession(ctx)
+
+		c.mu.Lock()
+		c.flight = nil
+		if err == nil {
+			c.session.Store(s)
+		} else {
+			f.err = err
+			f.ctxEnded = ctx.Err() != nil
+		}
+		close(f.done)
+		c.mu.Unlock()
+		if err != nil {
+			if old != nil {
+				return old.name, nil
+			}
+			return "", err
+		}
+		return s.name, nil
+	}
+}
+
+// InvalidateSession forgets the session name if it is the current one, so
+// that the next Session call creates a new one. Call it when Spanner answers
+// NotFound ("Session not found") for it.
+func (c *Client) InvalidateSession(name string) {
+	if s := c.session.Load(); s != nil && s.name == name {
+		c.session.CompareAndSwap(s, nil)
+	}
+}
+
+func (c *Client) createSession(ctx context.Context) (*sessionState, error) {
+	if c.cfg.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.ConnectTimeout)
+		defer cancel()
+	}
+	if c.cfg.AutoConfigEmulator && !c.emulatorReady.Load() {
+		if err := c.setUpEmulator(ctx); err != nil {
+			return nil, err
+		}
+		c.emulatorReady.Store(true)
+	}
+	resp, err := c.Spanner().CreateSession(c.Context(ctx, true), &spannerpb.CreateSessionRequest{
+		Database: c.dbPath,
+		Session: &spannerpb.Session{
+			Multiplexed: true,
+			CreatorRole: c.cfg.DatabaseRole,
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, err)
+	}
+	if resp.GetName() == "" {
+		return nil, status.Errorf(codes.Internal, "spannerfast: CreateSession on %s returned no session name", c.dbPath)
+	}
+	s := &sessionState{name: resp.GetName(), created: time.Now(), md: c.sessionMD(resp.GetName())}
+	s.mdLeader = withLeader(s.md)
+	return s, nil
+}
+
+// Close closes the channels. Calls in progress fail; Session returns
+// ErrClosed afterwards. Closing twice is harmless. The multiplexed session
+// is not deleted (Spanner does not delete multiplexed sessions on request;
+// they expire server-side).
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	var errs []error
+	for _, cc := range c.conns {
+		if err := cc.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// perRPCCreds adds an OAuth2 bearer token to every RPC. Explicit credentials
+// (credentials=, credentials_json=) are parsed when the client is built;
+// Application Default Credentials are looked up on the first RPC, because
+// the lookup may probe the GCE metadata server.
+type perRPCCreds struct {
+	mu    sync.Mutex
+	creds *auth.Credentials
+}
+
+func newPerRPCCreds(_ context.Context, cfg *dsn.Config) (*perRPCCreds, error) {
+	var (
+		b   []byte
+		src string
+	)
+	switch {
+	case cfg.CredentialsJSON != "":
+		b, src = []byte(cfg.CredentialsJSON), "credentials_json"
+	case cfg.Credentials != "":
+		var err error
+		b, err = os.ReadFile(cfg.Credentials)
+		if err != nil {
+			return nil, fmt.Errorf("spannerfast: credentials file: %w", err)
+		}
+		src = "credentials file " + cfg.Credentials
+	default:
+		return &perRPCCreds{}, nil
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("spannerfast: %s is not JSON: %w", src, err)
+	}
+	if head.Type == "" {
+		return nil, fmt.Errorf("spannerfast: %s has no \"type\" field", src)
+	}
+	// The user named these credentials explicitly, so their own type is the
+	// expected one.
+	creds, err := credentials.NewCredentialsFromJSON(credentials.CredType(head.Type), b, detectOptions())
+	if err != nil {
+		return nil, fmt.Errorf("spannerfast: %s: %w", src, err)
+	}
+	return &perRPCCreds{creds: creds}, nil
+}
+
+func detectOptions() *credentials.DetectOptions {
+	return &credentials.DetectOptions{Scopes: Scopes, UseSelfSignedJWT: true}
+}
+
+func (p *perRPCCreds) get() (*auth.Credentials, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.creds == nil {
+		creds, err := credentials.DetectDefault(detectOptions())
+		if err != nil {
+			return nil, err // not cached: the next RPC looks again
+		}
+		p.creds = creds
+	}
+	return p.creds, nil
+}
+
+// GetRequestMetadata implements credentials.PerRPCCredentials.
+func (p *perRPCCreds) GetRequestMetadata(ctx context.Context, _ ...string) (map[string]string, error) {
+	creds, err := p.get()
+	if err != nil {
+		return nil, status.Errorf(codes.Unauthenticated, "spannerfast: application default credentials: %v", err)
+	}
+	tok, err := creds.Token(ctx)
+	if err != nil {
+		if _, ok := status.FromError(err); ok && status.Code(err) != codes.Unknown {
+			return nil, err
+		}
+		return nil, status.Errorf(codes.Unauthenticated, "spannerfast: credentials token: %v", err)
+	}
+	typ := tok.Type
+	if typ == "" {
+		typ = "Bearer"
+	}
+	return map[string]string{"authorization": typ + " " + tok.Value}, nil
+}
+
+// RequireTransportSecurity implements credentials.PerRPCCredentials.
+func (p *perRPCCreds) RequireTransportSecurity() bool { return true }
+
+// setUpEmulator creates the instance and the database of the DSN if they do
+// not exist (auto_config_emulator), over the client's own plain-text
+// channel. A server without the instance admin API (spannertest) answers
+// Unimplemented; that step is then skipped.
+func (c *Client) setUpEmulator(ctx context.Context) error {
+	ch := c.Channel()
+	ops := longrunningpb.NewOperationsClient(ch)
+	instPath := c.cfg.InstancePath()
+
+	ia := instancepb.NewInstanceAdminClient(ch)
+	_, err := ia.GetInstance(ctx, &instancepb.GetInstanceRequest{Name: instPath})
+	switch status.Code(err) {
+	case codes.OK, codes.Unimplemented:
+	case codes.NotFound:
+		op, err := ia.CreateInstance(ctx, &instancepb.CreateInstanceRequest{
+			Parent:     "projects/" + c.cfg.Project,
+			InstanceId: c.cfg.Instance,
+			Instance: &instancepb.Instance{
+				Name:        instPath,
+				Config:      "projects/" + c.cfg.Project + "/instanceConfigs/emulator-config",
+				DisplayName: c.cfg.Instance,
+				NodeCount:   1,
+			},
+		})
+		if err == nil {
+			err = waitOperation(ctx, ops, op)
+		}
+		if err != nil && status.Code(err) != codes.AlreadyExists {
+			return fmt.Errorf("spannerfast: auto_config_emulator: create instance %s: %w", instPath, err)
+		}
+	default:
+		return fmt.Errorf("spannerfast: auto_config_emulator: get instance %s: %w", instPath, err)
+	}
+
+	da := databasepb.NewDatabaseAdminClient(ch)
+	_, err = da.GetDatabase(ctx, &databasepb.GetDatabaseRequest{Name: c.dbPath})
+	switch status.Code(err) {
+	case codes.OK:
+	case codes.NotFound:
+		op, err := da.CreateDatabase(ctx, &databasepb.CreateDatabaseRequest{
+			Parent:          instPath,
+			CreateStatement: "CREATE DATABASE `" + c.cfg.Database + "`",
+		})
+		if err == nil {
+			err = waitOperation(ctx, ops, op)
+		}
+		if err != nil && status.Code(err) != codes.AlreadyExists {
+			return fmt.Errorf("spannerfast: auto_config_emulator: create database %s: %w", c.dbPath, err)
+		}
+	default:
+		return fmt.Errorf("spannerfast: auto_config_emulator: get database %s: %w", c.dbPath, err)
+	}
+	return nil
+}
+
+// waitOperation polls a long-running operation until it is done, backing
+// off from 10ms to 1s between polls.
+func waitOperation(ctx context.Context, ops longrunningpb.OperationsClient, op *longrunningpb.Operation) error {
+	delay := 10 * time.Millisecond
+	for !op.GetDone() {
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		delay = min(2*delay, time.Second)
+		var err error
+		op, err = ops.GetOperation(ctx, &longrunningpb.GetOperationRequest{Name: op.GetName()})
+		if err != nil {
+			return err
+		}
+	}
+	if e := op.GetError(); e != nil {
+		return status.ErrorProto(e)
+	}
+	return nil
+}

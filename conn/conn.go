@@ -1,0 +1,228 @@
+package conn
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"os"
+	"strconv"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/spannerfast/spannerfast/decode"
+	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/rows"
+)
+
+// Conn is one database/sql connection. Connections of a connector share its
+// Client (channels and the multiplexed session); a Conn adds per-connection
+// settings. Like every driver.Conn it is used by one goroutine at a time.
+type Conn struct {
+	client *Client
+	cfg    dsn.Config // per-connection copy: SET changes it here only
+	closed bool
+
+	pendingOptions QueryOptions // from the current statement's arguments
+}
+
+var (
+	_ driver.Conn               = (*Conn)(nil)
+	_ driver.QueryerContext     = (*Conn)(nil)
+	_ driver.ExecerContext      = (*Conn)(nil)
+	_ driver.ConnPrepareContext = (*Conn)(nil)
+	_ driver.ConnBeginTx        = (*Conn)(nil)
+	_ driver.Pinger             = (*Conn)(nil)
+	_ driver.NamedValueChecker  = (*Conn)(nil)
+	_ driver.Validator          = (*Conn)(nil)
+)
+
+// New returns a connection on c.
+func New(c *Client) *Conn {
+	return &Conn{client: c, cfg: *c.Config()}
+}
+
+// PoisonEnv names the environment variable that turns on poisoning of
+// released raw buffers for every connection (a test aid, like the DSN's
+// poison_raw_buffers).
+const PoisonEnv = "SPANNERFAST_POISON_RAW_BUFFERS"
+
+var poisonFromEnv, _ = strconv.ParseBool(os.Getenv(PoisonEnv))
+
+// errNotYet marks statement kinds that this version does not run yet.
+var errNotYet = errors.New("not supported yet")
+
+// QueryContext runs a query in autocommit mode: a single-use read-only
+// transaction at read_only_staleness. The first response is read before it
+// returns, so a failing query fails here.
+func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if c.closed {
+		return nil, driver.ErrBadConn
+	}
+	if st := classify(query); st.kind == kindClientShow {
+		return c.showVariable(st.rest)
+	} else if st.kind == kindClientSet || st.kind == kindClientReset {
+		if _, err := c.execClientStatement(st); err != nil {
+			return nil, err
+		}
+		return &valueRows{done: true}, nil
+	}
+	opts := c.takeQueryOptions()
+	sql, params, types, err := buildParams(query, args)
+	if err != nil {
+		return nil, err
+	}
+	session, err := c.client.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req := &spannerpb.ExecuteSqlRequest{
+		Session:      session,
+		Sql:          sql,
+		Params:       params,
+		ParamTypes:   types,
+		Transaction:  c.singleUseReadOnly(),
+		QueryOptions: c.queryOptions(),
+		RequestOptions: &spannerpb.RequestOptions{
+			Priority:   c.cfg.RPCPriority.Proto(),
+			RequestTag: c.cfg.StatementTag,
+		},
+	}
+	return c.stream(ctx, req, false, opts)
+}
+
+// stream runs a streaming query and returns its Rows once the first
+// response arrived. The stream resumes after transient failures.
+func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, opts QueryOptions) (*rows.Rows, error) {
+	ctx = c.client.Context(ctx, leader)
+	var cancel context.CancelFunc
+	if c.cfg.StatementTimeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.StatementTimeout)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	open := func(ctx context.Context, token []byte) (frameSource, error) {
+		r := req
+		if token != nil {
+			r = proto.Clone(req).(*spannerpb.ExecuteSqlRequest)
+			r.ResumeToken = token
+		}
+		return openGRPCStream(ctx, c.client.Channel(), r)
+	}
+	first, err := open(ctx, nil)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return rows.Open(newResumableStream(ctx, cancel, first, open, c.cfg.MaxBufferedBytes), c.rowsOptions(opts))
+}
+
+func (c *Conn) rowsOptions(o QueryOptions) rows.Options {
+	raw := c.cfg.RawDecode
+	if o.RawDecode != nil {
+		raw = *o.RawDecode
+	}
+	return rows.Options{
+		Decode: decode.Options{
+			Raw:             raw,
+			NativeArrays:    c.cfg.DecodeToNativeArrays,
+			NumericAsString: c.cfg.DecodeNumericToString,
+		},
+		Poison:   c.cfg.PoisonRawBuffers || poisonFromEnv,
+		Prefetch: c.cfg.PrefetchMessages,
+	}
+}
+
+func (c *Conn) singleUseReadOnly() *spannerpb.TransactionSelector {
+	return &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_SingleUse{
+		SingleUse: &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{
+			ReadOnly: c.cfg.ReadOnlyStaleness.ReadOnly(),
+		}},
+	}}
+}
+
+func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {
+	if c.cfg.OptimizerVersion == "" && c.cfg.OptimizerStatisticsPackage == "" {
+		return nil
+	}
+	return &spannerpb.ExecuteSqlRequest_QueryOptions{
+		OptimizerVersion:           c.cfg.OptimizerVersion,
+		OptimizerStatisticsPackage: c.cfg.OptimizerStatisticsPackage,
+	}
+}
+
+// ExecContext runs client-side statements (SET, RESET). DML and DDL come
+// with the transaction work; until then they fail without sending anything.
+func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	c.takeQueryOptions()
+	if st := classify(query); st.kind == kindClientSet || st.kind == kindClientReset {
+		return c.execClientStatement(st)
+	}
+	return nil, status.Errorf(codes.Unimplemented, "spannerfast: Exec (DML, DDL and client-side statements) is %v; use QueryContext for queries", errNotYet)
+}
+
+// Ping runs SELECT 1.
+func (c *Conn) Ping(ctx context.Context) error {
+	r, err := c.QueryContext(ctx, "SELECT 1", nil)
+	if err != nil {
+		return err
+	}
+	dest := make([]driver.Value, 1)
+	err = r.Next(dest)
+	r.Close()
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+// CheckNamedValue accepts every value the parameter encoder can send, so
+// database/sql does not narrow spanner.Null*, civil.Date, big.Rat or slices
+// to its default types first.
+func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
+	if _, ok := nv.Value.(encodedParam); ok {
+		return nil
+	}
+	if ok, err := c.checkQueryOptions(nv); ok {
+		return err
+	}
+	v, t, err := encodeParam(paramName(*nv), nv.Value)
+	if err != nil {
+		return err
+	}
+	nv.Value = encodedParam{value: v, typ: t}
+	return nil
+}
+
+// Prepare returns a statement that runs through the connection.
+func (c *Conn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+// PrepareContext returns a statement; Spanner has no server-side prepare, so
+// nothing is sent.
+func (c *Conn) PrepareContext(_ context.Context, query string) (driver.Stmt, error) {
+	return &stmt{conn: c, query: query}, nil
+}
+
+// Begin is not implemented yet.
+func (c *Conn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+// BeginTx is not implemented yet; it fails without sending anything.
+func (c *Conn) BeginTx(context.Context, driver.TxOptions) (driver.Tx, error) {
+	return nil, status.Errorf(codes.Unimplemented, "spannerfast: transactions are %v", errNotYet)
+}
+
+// IsValid reports whether the connection can be reused.
+func (c *Conn) IsValid() bool { return !c.closed }
+
+// Close releases the connection. The shared session and channels belong to
+// the connector and stay open.
+func (c *Conn) Close() error {
+	c.closed = true
+	return nil
+}

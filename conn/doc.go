@@ -1,0 +1,50 @@
+// Package conn talks gRPC to Spanner: the per-connector Client (channels,
+// the multiplexed session, request metadata) and the database/sql
+// connection built on it.
+//
+// # Client
+//
+// One Client exists per connector (per DSN in database/sql). It owns:
+//
+//   - num_channels gRPC channels (default 4), handed out round-robin by
+//     Channel (for streams, e.g. with a custom codec) and Spanner (unary
+//     stubs). NewClient makes no RPC: grpc.NewClient connects lazily.
+//   - ONE multiplexed session (CreateSession with Session.Multiplexed), made
+//     lazily by the first Session call and shared by every connection. If
+//     creation fails, waiting callers get the error and the next caller
+//     retries. database_role becomes Session.CreatorRole; connect_timeout
+//     bounds the creation. min_sessions / max_sessions have no effect.
+//
+// Every request must carry the metadata from Context (database routing) or
+// SessionContext (session routing): google-cloud-resource-prefix,
+// x-goog-request-params and, for read-write work unless
+// disable_route_to_leader is set, x-goog-spanner-route-to-leader: true.
+// enable_end_to_end_tracing adds x-goog-spanner-end-to-end-tracing: true.
+//
+// Endpoint and security: the DSN's HOST[:PORT] or endpoint=, else
+// SPANNER_EMULATOR_HOST (plain text), else localhost:9010 with
+// auto_config_emulator, else spanner.googleapis.com:443. use_plain_text,
+// auto_config_emulator and SPANNER_EMULATOR_HOST give an insecure channel
+// without credentials; otherwise TLS with per-RPC OAuth2 tokens from
+// credentials (file), credentials_json, or Application Default Credentials
+// (looked up on the first RPC). Service-account keys sign their own JWTs, so
+// no token server is contacted for them. authority= sets the :authority and
+// TLS server name.
+//
+// auto_config_emulator=true also creates the instance (config
+// emulator-config, 1 node) and the database before the first session if
+// they do not exist, using the client's own channel and polling the
+// long-running operations. A server without the instance admin API answers
+// Unimplemented and that step is skipped: this is the case for spannertest,
+// which has no instance admin service (its GetDatabase reports every
+// database as existing, so nothing is created there).
+//
+// Close closes the channels; the Client is closed by its connector's Close
+// (sql.DB.Close). Connections never close it.
+//
+// Ownership: Config returns the Client's own copy of the configuration,
+// shared read-only by all connections. The metadata maps attached by Context
+// and SessionContext are shared and must not be modified (gRPC only reads
+// them; metadata.FromOutgoingContext returns copies). The Client holds no
+// buffers that alias received data.
+package conn

@@ -1,0 +1,208 @@
+package conn
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/decode"
+	"github.com/spannerfast/spannerfast/internal/wire"
+)
+
+// frameSource is one gRPC attempt of a streaming query.
+type frameSource interface {
+	Recv() (*wire.Frame, error)
+	Close() error
+}
+
+// openFunc starts an attempt that continues after resumeToken (nil: from the
+// beginning).
+type openFunc func(ctx context.Context, resumeToken []byte) (frameSource, error)
+
+// resumableStream makes a streaming query survive transient failures.
+//
+// A frame is handed out only once a resume token covers it (the token comes
+// on that frame or a later one) or the stream has ended; uncovered frames
+// wait in pending. On a retryable error the pending frames are dropped and
+// the query restarts from the last token, so no row is lost or repeated.
+// When more than maxBuffered bytes wait without a token the stream gives up
+// resumability and hands frames out as they come, as the official client
+// does.
+type resumableStream struct {
+	ctx         context.Context
+	cancel      context.CancelFunc
+	open        openFunc
+	src         frameSource
+	maxBuffered int64
+
+	pending      []*wire.Frame
+	pendingBytes int64
+	ready        []*wire.Frame // covered frames not yet returned
+	readyHead    int
+	token        []byte
+	resumable    bool
+	done         bool  // src ended (EOF or error)
+	finalErr     error // returned after ready drains; io.EOF at normal end
+	backoff      backoff
+	scan         decode.Message
+	closed       bool
+	sleep        func(context.Context, time.Duration) error
+}
+
+// newResumableStream wraps the first attempt src, opened with ctx; cancel
+// cancels ctx and so every attempt.
+func newResumableStream(ctx context.Context, cancel context.CancelFunc, src frameSource, open openFunc, maxBuffered int64) *resumableStream {
+	return &resumableStream{ctx: ctx, cancel: cancel, src: src, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
+}
+
+// Cancel aborts the query from any goroutine.
+func (s *resumableStream) Cancel() { s.cancel() }
+
+// Recv returns the next covered frame.
+func (s *resumableStream) Recv() (*wire.Frame, error) {
+	for {
+		if s.readyHead < len(s.ready) {
+			f := s.ready[s.readyHead]
+			s.ready[s.readyHead] = nil
+			s.readyHead++
+			return f, nil
+		}
+		s.ready, s.readyHead = s.ready[:0], 0
+		if s.done {
+			return nil, s.finalErr
+		}
+		if err := s.fill(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// fill reads from the current attempt until some frames are covered, the
+// stream ends, or an error that cannot be retried.
+func (s *resumableStream) fill() error {
+	f, err := s.src.Recv()
+	if err == nil {
+		return s.accept(f)
+	}
+	if err != io.EOF && s.resumable {
+		if retry, delay := retryDelay(err); retry {
+			return s.restart(delay)
+		}
+	}
+	// End of stream, or a failure that will not be retried: what was read is
+	// final either way, so hand it out before reporting the end.
+	s.done, s.finalErr = true, err
+	s.src.Close()
+	s.flushPending()
+	return nil
+}
+
+func (s *resumableStream) accept(f *wire.Frame) error {
+	if err := s.scan.Scan(f.Data); err != nil {
+		f.Release(false)
+		s.done, s.finalErr = true, err
+		s.src.Close()
+		s.flushPending()
+		return nil
+	}
+	s.pending = append(s.pending, f)
+	s.pendingBytes += int64(len(f.Data))
+	switch {
+	case len(s.scan.ResumeToken) > 0:
+		s.token = append(s.token[:0], s.scan.ResumeToken...)
+		s.flushPending()
+	case s.scan.Last:
+		// Nothing follows: stop reading and let gRPC end the call.
+		s.flushPending()
+		s.done, s.finalErr = true, io.EOF
+		s.src.Close()
+	case s.pendingBytes > s.maxBuffered:
+		s.resumable = false
+		s.flushPending()
+	case !s.resumable:
+		s.flushPending()
+	}
+	return nil
+}
+
+func (s *resumableStream) flushPending() {
+	s.ready = append(s.ready, s.pending...)
+	clear(s.pending)
+	s.pending, s.pendingBytes = s.pending[:0], 0
+}
+
+// restart drops uncovered frames and opens a new attempt after the last
+// token, waiting first as the server or the backoff says.
+func (s *resumableStream) restart(serverDelay time.Duration) error {
+	s.src.Close()
+	for _, f := range s.pending {
+		f.Release(false)
+	}
+	clear(s.pending)
+	s.pending, s.pendingBytes = s.pending[:0], 0
+	delay := s.backoff.delay()
+	if serverDelay > 0 {
+		delay = serverDelay
+	}
+	for {
+		if err := s.sleep(s.ctx, delay); err != nil {
+			s.done, s.finalErr = true, status.FromContextError(err).Err()
+			return nil
+		}
+		src, err := s.open(s.ctx, s.token)
+		if err == nil {
+			s.src = src
+			return nil
+		}
+		retry, d := retryDelay(err)
+		if !retry {
+			s.src = closedSource{}
+			s.done, s.finalErr = true, err
+			return nil
+		}
+		delay = s.backoff.delay()
+		if d > 0 {
+			delay = d
+		}
+	}
+}
+
+// Close ends the current attempt and releases buffered frames.
+func (s *resumableStream) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.cancel()
+	s.src.Close()
+	for _, f := range s.pending {
+		f.Release(false)
+	}
+	for _, f := range s.ready[s.readyHead:] {
+		f.Release(false)
+	}
+	s.pending, s.ready = nil, nil
+	s.done = true
+	if s.finalErr == nil {
+		s.finalErr = io.EOF
+	}
+	return nil
+}
+
+type closedSource struct{}
+
+func (closedSource) Recv() (*wire.Frame, error) { return nil, io.EOF }
+func (closedSource) Close() error               { return nil }
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,50 @@
+package conn
+
+import (
+	"context"
+	"database/sql/driver"
+)
+
+// stmt is a prepared statement: the SQL text kept for later execution.
+type stmt struct {
+	conn  *Conn
+	query string
+}
+
+var (
+	_ driver.StmtQueryContext  = (*stmt)(nil)
+	_ driver.StmtExecContext   = (*stmt)(nil)
+	_ driver.NamedValueChecker = (*stmt)(nil)
+)
+
+func (s *stmt) Close() error { return nil }
+
+// NumInput is -1: Spanner parameters are named, so database/sql must not
+// count them.
+func (s *stmt) NumInput() int { return -1 }
+
+func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error { return s.conn.CheckNamedValue(nv) }
+
+func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	return s.conn.QueryContext(ctx, s.query, args)
+}
+
+func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	return s.conn.ExecContext(ctx, s.query, args)
+}
+
+func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.conn.ExecContext(context.Background(), s.query, named(args))
+}
+
+func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.conn.QueryContext(context.Background(), s.query, named(args))
+}
+
+func named(args []driver.Value) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+package driver
+
+import (
+	"context"
+	sqldriver "database/sql/driver"
+	"errors"
+	"io"
+	"sync/atomic"
+
+	"github.com/spannerfast/spannerfast/conn"
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+// ErrConnectorClosed is returned by Connect after Close.
+var ErrConnectorClosed = errors.New("spannerfast: connector is closed")
+
+// Connector makes connections that share one conn.Client. It implements
+// driver.Connector and io.Closer; sql.DB.Close calls Close.
+type Connector struct {
+	client *conn.Client
+	closed atomic.Bool
+}
+
+var (
+	_ sqldriver.Connector = (*Connector)(nil)
+	_ io.Closer           = (*Connector)(nil)
+)
+
+// NewConnector returns a Connector for cfg, for use with sql.OpenDB. cfg is
+// validated and copied; later changes to it have no effect. The result is a
+// *Connector.
+func NewConnector(cfg *dsn.Config) (sqldriver.Connector, error) {
+	if cfg == nil {
+		return nil, errors.New("spannerfast: NewConnector: nil *dsn.Config")
+	}
+	return newConnector(cfg)
+}
+
+func newConnector(cfg *dsn.Config) (*Connector, error) {
+	// raw_decode is accepted here; the connection decides how to honour it.
+	client, err := conn.NewClient(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Connector{client: client}, nil
+}
+
+// Connect returns a new connection on the connector's Client. It makes no
+// RPC.
+func (c *Connector) Connect(ctx context.Context) (sqldriver.Conn, error) {
+	if c.closed.Load() {
+		return nil, ErrConnectorClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return conn.New(c.client), nil
+}
+
+// Driver returns the spannerfast Driver.
+func (c *Connector) Driver() sqldriver.Driver { return &Driver{} }
+
+// Client returns the connector's Client (channels and session).
+func (c *Connector) Client() *conn.Client { return c.client }
+
+// Close closes the Client and its channels. Connections made earlier fail
+// afterwards. Closing twice is harmless.
+func (c *Connector) Close() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return c.client.Close()
+}
+
+func (c *Connector) isClosed() bool { return c.closed.Load() }

@@ -1,0 +1,28 @@
+// Package driver registers spannerfast with database/sql under the name
+// "spannerfast":
+//
+//	import _ "github.com/spannerfast/spannerfast/driver"
+//
+//	db, err := sql.Open("spannerfast", "projects/p/instances/i/databases/d")
+//
+// The DSN grammar and properties are those of go-sql-spanner (see package
+// dsn), so switching from driver name "spanner" keeps the DSN.
+//
+// # Connectors and clients
+//
+// A Connector holds one conn.Client: the gRPC channels and the one
+// multiplexed session that all its connections share. sql.Open calls
+// Driver.OpenConnector, which parses the DSN and builds a fresh Connector
+// for that sql.DB; a bad DSN therefore fails sql.Open itself with the
+// *dsn.Error (database/sql returns OpenConnector's error from Open).
+// sql.DB.Close closes the Connector (it implements io.Closer), which closes
+// the channels. NewConnector with sql.OpenDB does the same from a
+// *dsn.Config.
+//
+// Driver.Open, used only by code that calls the driver directly, caches one
+// Connector per DSN string so that all its connections share one Client;
+// those cached connectors live until the process ends.
+//
+// Nothing here makes an RPC: channels connect lazily and the session is
+// created by the first statement.
+package driver

@@ -1,0 +1,62 @@
+package dsn_test
+
+import (
+	"testing"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+var fuzzSeeds = []string{
+	"",
+	"projects/p/instances/i",
+	"projects/p/instances/i/databases/d",
+	"localhost:9010/projects/p/instances/i/databases/d;usePlainText=true",
+	"projects/p/instances/i/databases/d?autoConfigEmulator=true;endpoint=h:1",
+	"projects/example.com:p/instances/i-1/databases/d_2;num_channels=0;statement_cache_size=0",
+	"projects/p/instances/i/databases/d;read_only_staleness=EXACT_STALENESS 10s",
+	"projects/p/instances/i/databases/d;read_only_staleness=read_timestamp 2024-01-02T05:04:05.5+02:00",
+	"projects/p/instances/i/databases/d;read_only_staleness=MIN_READ_TIMESTAMP 0001-01-01T00:00:00Z",
+	"projects/p/instances/i/databases/d;read_only_staleness=MAX_STALENESS 1h2m3.000000004s",
+	"projects/p/instances/i/databases/d;isolation_level=repeatable read;rpc_priority=PRIORITY_HIGH",
+	"projects/p/instances/i/databases/d;max_commit_delay=NULL;statement_timeout=100;connect_timeout=5us",
+	"projects/p/instances/i/databases/d;max_buffered_bytes=1GiB;prefetch_messages=1024;raw_decode=1",
+	"projects/p/instances/i/databases/d;credentials_json={\"a\":\"b=c\"};database_role= x ",
+	"projects/p/instances/i/databases/d;endpoint=a/b?c",
+	"projects/p/instances/i/databases/d;endpoint=projects",
+	" /projects/p/instances/i",
+	"projects/p/instances/i/databases/d;;;",
+	"projects/p/instances/i/databases/d;commit_timestamp=x",
+	"projects/p/instances/i/databases/d;x=y",
+	"projects/p/instances/i/databases/d;begin_transaction_option=inlined_begin_transaction;autocommit_dml_mode=Partitioned-Non-Atomic",
+}
+
+// FuzzParse: Parse never panics; whatever it accepts formats to a DSN that
+// parses back to an equal Config, and formatting is a fixed point.
+func FuzzParse(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := dsn.Parse(s)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error text")
+			}
+			return
+		}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("Parse(%q) gave a Config that does not validate: %v", s, err)
+		}
+		s1 := c.String()
+		c2, err := dsn.Parse(s1)
+		if err != nil {
+			t.Fatalf("Parse(%q) ok, but Parse(String()=%q): %v", s, s1, err)
+		}
+		if *c2 != *c {
+			t.Fatalf("Parse(%q) != Parse(String()=%q)\n got %+v\nwant %+v", s, s1, *c2, *c)
+		}
+		if s2 := c2.String(); s2 != s1 {
+			t.Fatalf("String not a fixed point: %q then %q", s1, s2)
+		}
+	})
+}
