@@ -80,25 +80,25 @@
 //	begin_transaction_option         INLINE / EXPLICIT         conn (later)
 //	autocommit_dml_mode              TRANSACTIONAL / PDML      conn (later)
 //	retry_aborts_internally          bool, true                conn (later)
-//	read_only_staleness              Staleness, STRONG         conn (later)
-//	rpc_priority                     Priority, UNSPECIFIED     conn (later)
+//	read_only_staleness              Staleness, STRONG         conn (single-use queries)
+//	rpc_priority                     Priority, UNSPECIFIED     conn (RequestOptions)
 //	commit_priority                  Priority, UNSPECIFIED     conn (later)
-//	optimizer_version                string, ""                conn (later)
-//	optimizer_statistics_package     string, ""                conn (later)
-//	decode_to_native_arrays          bool, false               conn (later)
-//	decode_numeric_to_string         bool, false               conn (later)
+//	optimizer_version                string, ""                conn (QueryOptions)
+//	optimizer_statistics_package     string, ""                conn (QueryOptions)
+//	decode_to_native_arrays          bool, false               decode ([]int64 ...)
+//	decode_numeric_to_string         bool, false               decode (NUMERIC as string)
 //	transaction_tag                  string, ""                conn (later)
-//	statement_tag                    string, ""                conn (later)
+//	statement_tag                    string, ""                conn (RequestOptions tag)
 //	max_commit_delay                 duration 0..500ms, 0      conn (later)
-//	statement_timeout                duration, 0 (none)        conn (later)
+//	statement_timeout                duration, 0 (none)        conn (bounds each query)
 //	return_commit_stats              bool, false               conn (later)
 //	exclude_txn_from_change_streams  bool, false               conn (later)
 //	commit_timestamp                 read-only                 rejected in a DSN; SHOW only
 //	commit_response                  read-only                 rejected in a DSN; SHOW only
-//	raw_decode (rawDecode)           bool, false               driver decides (raw mode)
-//	prefetch_messages                int 1..1024, 4            conn/rows (later)
-//	max_buffered_bytes               int64 bytes, 128 MiB      conn/rows (later)
-//	poison_raw_buffers               bool, false               conn/rows (later), test aid
+//	raw_decode (rawDecode)           bool, false               decode/rows (raw mode)
+//	prefetch_messages                int 1..1024, 4            rows (read-ahead depth)
+//	max_buffered_bytes               int64 bytes, 128 MiB      conn (resume buffering)
+//	poison_raw_buffers               bool, false               rows (test aid)
 //
 // num_channels=0 and statement_cache_size=0 mean the default, as in
 // go-sql-spanner.

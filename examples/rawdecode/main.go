@@ -1,0 +1,140 @@
+// Command rawdecode shows spannerfast's two ownership modes on the embedded
+// server:
+//
+//	go run ./examples/rawdecode
+//
+// Safe mode (the default) hands out values that stay valid forever. Raw mode
+// (rawDecode=true in the DSN, SET RAW_DECODE = true on a connection, or
+// driver.RawDecode(true) as a query argument) decodes without copying: STRING
+// and BYTES values alias the receive buffer and every value is valid only
+// until the next Next. Scan into *string, *[]byte or *any copies string and
+// bytes values, so those are safe to keep; sql.RawBytes is not.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log"
+
+	"cloud.google.com/go/spanner"
+
+	sfdriver "github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/internal/embedded"
+)
+
+func main() {
+	if err := run(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context) error {
+	srv, err := embedded.Start()
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	if err := srv.CreateTables(ctx, "CREATE TABLE Notes (Id INT64 NOT NULL, Body STRING(MAX)) PRIMARY KEY (Id)"); err != nil {
+		return err
+	}
+	var ms []*spanner.Mutation
+	for i := range 5 {
+		ms = append(ms, spanner.Insert("Notes", []string{"Id", "Body"}, []any{int64(i), fmt.Sprintf("note number %d", i)}))
+	}
+	if err := srv.Load(ctx, ms); err != nil {
+		return err
+	}
+
+	// 1. Safe mode: keep whatever you scan.
+	safe, err := sql.Open("spannerfast", srv.DSN())
+	if err != nil {
+		return err
+	}
+	defer safe.Close()
+	kept, err := bodies(ctx, safe, func(rows *sql.Rows) (string, error) {
+		var s string
+		return s, rows.Scan(&s)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Println("safe mode, kept strings:", kept)
+
+	// 2. Raw mode from the DSN, with poisoning on so that misuse shows: Scan
+	// into *string copies, so keeping the strings is correct.
+	raw, err := sql.Open("spannerfast", srv.DSN("rawDecode=true", "poison_raw_buffers=true"))
+	if err != nil {
+		return err
+	}
+	defer raw.Close()
+	kept, err = bodies(ctx, raw, func(rows *sql.Rows) (string, error) {
+		var s string
+		return s, rows.Scan(&s)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Println("raw mode, Scan(*string) copies:", kept)
+
+	// 3. sql.RawBytes aliases the receive buffer: use it before Next, never
+	// keep it. Here the bytes are kept on purpose to show the poison.
+	var aliases []sql.RawBytes
+	var used []string
+	_, err = bodies(ctx, raw, func(rows *sql.Rows) (string, error) {
+		var b sql.RawBytes
+		err := rows.Scan(&b)
+		used = append(used, string(b)) // correct: copied before Next
+		aliases = append(aliases, b)   // wrong: kept past Next
+		return "", err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Println("raw mode, RawBytes used before Next:", used)
+	fmt.Printf("raw mode, RawBytes kept past Next (poisoned): %q\n", aliases[0])
+
+	// 4. Raw decode for one query only, on a safe connection.
+	kept, err = bodies(ctx, safe, func(rows *sql.Rows) (string, error) {
+		var s string
+		return s, rows.Scan(&s)
+	}, sfdriver.RawDecode(true))
+	if err != nil {
+		return err
+	}
+	fmt.Println("per-query raw decode:", kept)
+
+	// 5. SET RAW_DECODE on one connection.
+	c, err := safe.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "SET RAW_DECODE = true"); err != nil {
+		return err
+	}
+	var mode string
+	if err := c.QueryRowContext(ctx, "SHOW VARIABLE RAW_DECODE").Scan(&mode); err != nil {
+		return err
+	}
+	fmt.Println("SHOW VARIABLE RAW_DECODE on that connection:", mode)
+	return nil
+}
+
+// bodies reads Notes.Body through scan for each row.
+func bodies(ctx context.Context, db *sql.DB, scan func(*sql.Rows) (string, error), args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT Body FROM Notes ORDER BY Id", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		s, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
