@@ -52,7 +52,7 @@ func scalarFixture() []*spannerpb.PartialResultSet {
 	rows := [][]*structpb.Value{
 		{boolv(true), str("42"), num(3.25), num(-1.5), str("2024-02-29T12:34:56.789Z"), str("2024-02-29"),
 			str("héllo"), str("AQID"), str("-123.456"), str(`{"a":[1,2],"b":null}`), str("P1Y2M3DT4H5M6.5S"),
-			str(uuidA), str("CgNhYmM="), str("3"), str("NaN")},
+			str(uuidA), str("CgNhYmM="), str("3"), str("1.5")},
 		{null(), null(), null(), null(), null(), null(), null(), null(), null(), null(), null(), null(), null(), null(), null()},
 		{boolv(false), str("-9223372036854775808"), str("-Infinity"), str("NaN"), str("0001-01-01T00:00:00Z"), str("9999-12-31"),
 			str(""), str(""), str(maxNumeric), str(`"text"`), str("PT-0.000001S"),
@@ -107,11 +107,13 @@ func arrayFixture() []*spannerpb.PartialResultSet {
 		}
 		return out
 	}
+	// Rows: no NULL elements; NULL and empty arrays; NULL elements (last,
+	// so that NativeArrays decodes two rows before its error).
 	structA := list(str("7"), str("seven"), list(num(1.5), null()))
 	var row1, row2, row3 []*structpb.Value
-	row1 = append(row1, str("1"))
-	row2 = append(row2, str("2"))
-	row3 = append(row3, str("3"))
+	row1 = append(row1, str("3"))
+	row2 = append(row2, str("1"))
+	row3 = append(row3, str("2"))
 	for _, t := range scalarTypes {
 		row1 = append(row1, list(elems[t.GetCode()]...))
 		row2 = append(row2, list(noNulls(elems[t.GetCode()])...))
@@ -124,8 +126,8 @@ func arrayFixture() []*spannerpb.PartialResultSet {
 	row1 = append(row1, structA, list(structA, null(), list(null(), null(), null())))
 	row2 = append(row2, null(), list())
 	row3 = append(row3, list(null(), null(), list()), null())
-	all := append(append(append([]*structpb.Value(nil), row1...), row2...), row3...)
-	cut := len(row1) + 5 // inside row 2
+	all := append(append(append([]*structpb.Value(nil), row2...), row3...), row1...)
+	cut := len(row2) + 5 // inside the second row
 	return []*spannerpb.PartialResultSet{
 		{Metadata: metadataOf(cols...), Values: all[:cut], ResumeToken: []byte("t1")},
 		{Values: all[cut:], ResumeToken: []byte("t2"), Last: true},
@@ -133,7 +135,12 @@ func arrayFixture() []*spannerpb.PartialResultSet {
 }
 
 // chunkedFixture: STRING, BYTES, ARRAY<STRING>, ARRAY<STRUCT> and JSON
-// values chunked across six messages.
+// values chunked across ten messages. The rows are:
+//
+//	1, "The quick brown fox", bytes 0x00..0x29, ["alpha", "beta", NULL, "gamma"],
+//	   [{1, "one", [1.5]}, NULL, {2, "two", [0.5, 2]}], {"nested":{"k":[1,2,3]}}
+//	2, "second row Kiss", b"", [], [], null
+//	3, "", NULL, [""], [], NULL
 func chunkedFixture() []*spannerpb.PartialResultSet {
 	cols := []*spannerpb.StructType_Field{
 		fld("id", tInt64), fld("s", tString), fld("by", tBytes), fld("as", arrayOf(tString)),
@@ -141,13 +148,15 @@ func chunkedFixture() []*spannerpb.PartialResultSet {
 	}
 	return []*spannerpb.PartialResultSet{
 		{Metadata: metadataOf(cols...), Values: vals(str("1"), str("The quick brown ")), ChunkedValue: true},
-		{Values: vals(str("fox"), str("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygp"), list(str("alpha"), str("be")), list(list(str("1"), str("o"))),
-			str(`{"nested":{"k":[1,2,`)), ChunkedValue: true},
-		{Values: vals(str(`3]}}`), str("2"), str("second row "), str("Kiss"), list(), list()), ChunkedValue: true},
-		{Values: vals(list(str("ta"), null(), str("gamma"))), ResumeToken: []byte("t")},
-		{Values: vals(list(list(str("2"), str("ne"), list(num(1))), null(), list(str("3"), str("t"))), str("null"), str("3"),
-			str(""), null(), list(str("")), list()), ChunkedValue: true},
-		{Values: vals(list(), null()), Last: true},
+		{Values: vals(str("fox"), str("AAECAwQFBgcICQoLDA0ODxAR")), ChunkedValue: true},
+		{Values: vals(str("EhMUFRYXGBkaGxwdHh8gISIjJCUmJygp"), list(str("alpha"), str("be"))), ChunkedValue: true},
+		{Values: vals(list(str("ta"), null(), str("gamma")), list(list(str("1"), str("o")))), ChunkedValue: true, ResumeToken: []byte("t4")},
+		{Values: vals(list(list(str("ne"), list(num(1.5))), null(), list(str("2"), str("two"), list(num(0.5))))), ChunkedValue: true},
+		{Values: vals(list(list(list(num(2)))), str(`{"nested":{"k":[1,`)), ChunkedValue: true},
+		{Values: vals(str(`2,3]}}`), str("2"), str("second row ")), ChunkedValue: true},
+		{Values: vals(str("Kiss"), str(""), list(), list(), str("nu")), ChunkedValue: true},
+		{Values: vals(str("ll"), str("3"), str(""), null(), list(str(""))), ChunkedValue: true},
+		{Values: vals(list(str("")), list(), null()), ResumeToken: []byte("t10"), Last: true},
 	}
 }
 

@@ -48,6 +48,7 @@ type runState struct {
 	open      map[string]arm
 	openErr   map[string]error
 	expected  map[string]uint64
+	warm      map[string]*workload.Workload    // warm-up variant by workload name
 	results   map[string]map[string]*armResult // arm -> workload -> result
 	server    string
 }
@@ -123,7 +124,13 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (*report, er
 	if err != nil {
 		return nil, err
 	}
-	e := &env{addr: addr, database: databasePath, workloads: append(append([]*workload.Workload(nil), ws...), one[0])}
+	served := append([]*workload.Workload(nil), ws...)
+	st.warm = map[string]*workload.Workload{}
+	for _, w := range ws {
+		st.warm[w.Name] = w.WarmUp()
+		served = append(served, st.warm[w.Name])
+	}
+	e := &env{addr: addr, database: databasePath, workloads: append(served, one[0])}
 	st.openArms(ctx, e, one[0])
 	defer st.closeArms()
 
@@ -285,7 +292,7 @@ func (st *runState) rounds(ctx context.Context) error {
 				if res.err != nil {
 					continue // failed in an earlier round
 				}
-				m, err := measure(ctx, a, w)
+				m, err := measure(ctx, a, w, st.warm[w.Name])
 				if err == nil && s.verify && m.Checksum != st.expected[w.Name] {
 					err = fmt.Errorf("read wrong values: checksum %#x, want %#x", m.Checksum, st.expected[w.Name])
 				}

@@ -112,9 +112,12 @@ func writeChart(path string, rep *report) error {
 	p.Y.Label.Text = "CPU / " + rep.Meta.Baseline + " CPU"
 	p.Y.Scale = plot.LogScale{}
 	p.NominalX(names...)
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.Padding = vg.Points(2)
+	// The legend gets its own column right of the plot, where no bar can
+	// hide under it.
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.Padding = vg.Points(3)
+	legend.YOffs = -vg.Points(30)
 
 	groupWidth := vg.Points(float64(720) / float64(len(names)) * 0.8)
 	barWidth := groupWidth / vg.Length(len(arms))
@@ -144,13 +147,13 @@ func writeChart(path string, rep *report) error {
 			b.vals = append(b.vals, v)
 		}
 		p.Add(b)
-		p.Legend.Add(a.Title, b)
+		legend.Add(a.Title, b)
 	}
 	if math.IsInf(lo, 1) {
 		return fmt.Errorf("chart: no ratios to draw (the baseline arm %s has no results)", rep.Meta.Baseline)
 	}
 	lo, hi = math.Min(lo, 1), math.Max(hi, 1)
-	p.Y.Min, p.Y.Max = lo/1.6, hi*2.2
+	p.Y.Min, p.Y.Max = lo/1.6, hi*1.8
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	p.Y.Tick.Marker = logTicks(p.Y.Min, p.Y.Max)
 	one, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: float64(len(names)) - 0.5, Y: 1}})
@@ -161,8 +164,11 @@ func writeChart(path string, rep *report) error {
 	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(one)
 
-	c := vgimg.PngCanvas{Canvas: vgimg.New(12*vg.Inch, 6*vg.Inch)}
-	p.Draw(draw.New(c))
+	c := vgimg.PngCanvas{Canvas: vgimg.New(13*vg.Inch, 6*vg.Inch)}
+	dc := draw.New(c)
+	legendWidth := 1.7 * vg.Inch
+	p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+	legend.Draw(draw.Crop(dc, dc.Max.X-legendWidth+vg.Points(10), 0, 0, 0))
 	f, err := createFile(path)
 	if err != nil {
 		return err

@@ -70,15 +70,23 @@ type measurement struct {
 	Checksum  uint64        `json:"checksum"`
 }
 
-// measure runs a over w once, after a garbage collection, and records the
-// process CPU time, wall time and allocation deltas around it.
-func measure(ctx context.Context, a arm, w *workload.Workload) (measurement, error) {
+// measure runs a over w once and records the process CPU time, wall time
+// and allocation deltas around it. Before, it collects garbage (so that no
+// arm pays for another's) and then reads warm, the workload's small warm-up
+// variant, unmeasured (so that pools emptied by that collection are filled
+// again and the measurement sees the reader's steady state).
+func measure(ctx context.Context, a arm, w, warm *workload.Workload) (measurement, error) {
 	var hs *heapSampler
 	if w.PeakHeap {
 		hs = newHeapSampler(w.TotalRows())
 	}
 	var m0, m1 runtime.MemStats
 	runtime.GC()
+	if warm != nil {
+		if _, err := a.run(ctx, warm, nil); err != nil {
+			return measurement{}, fmt.Errorf("warm-up: %w", err)
+		}
+	}
 	runtime.ReadMemStats(&m0)
 	c0, err := cpuTime()
 	if err != nil {

@@ -374,6 +374,18 @@ func fmtNum(v float64) string {
 	}
 }
 
+// fmtRate formats a rate with a k or M suffix.
+func fmtRate(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmtNum(v/1e6) + " M"
+	case v >= 1e3:
+		return fmtNum(v/1e3) + " k"
+	default:
+		return fmtNum(v)
+	}
+}
+
 func fmtRatio(p *float64) string {
 	if p == nil {
 		return "—"
@@ -400,6 +412,11 @@ func (t *mdTable) header(cells ...string) {
 
 // metricTable renders one value per workload and arm.
 func (rep *report) metricTable(title, note string, cell func(w *workloadInfo, r *resultRow) string, unit func(w *workloadInfo) string) string {
+	return rep.metricTableOf(title, note, func(*workloadInfo) bool { return true }, cell, unit)
+}
+
+// metricTableOf is metricTable for the workloads keep selects.
+func (rep *report) metricTableOf(title, note string, keep func(w *workloadInfo) bool, cell func(w *workloadInfo, r *resultRow) string, unit func(w *workloadInfo) string) string {
 	arms := rep.ranArms()
 	var t mdTable
 	t.b.WriteString("### " + title + "\n\n")
@@ -413,6 +430,9 @@ func (rep *report) metricTable(title, note string, cell func(w *workloadInfo, r 
 	t.header(head...)
 	for i := range rep.Workloads {
 		w := &rep.Workloads[i]
+		if !keep(w) {
+			continue
+		}
 		cells := []string{w.Name, unit(w)}
 		for _, a := range arms {
 			r := rep.find(a.ID, w.Name)
@@ -501,9 +521,9 @@ func writeMarkdown(out io.Writer, rep *report) error {
 	b.WriteString(rep.metricTable("Throughput (wall clock)", "",
 		func(w *workloadInfo, r *resultRow) string {
 			if w.PerQuery {
-				return fmtNum(r.QueriesPerSec)
+				return fmtRate(r.QueriesPerSec)
 			}
-			return fmtNum(r.RowsPerSec)
+			return fmtRate(r.RowsPerSec)
 		},
 		func(w *workloadInfo) string { return perUnit(w, "rows/s", "queries/s") }))
 
@@ -512,17 +532,13 @@ func writeMarkdown(out io.Writer, rep *report) error {
 		heap = heap || w.PeakHeap
 	}
 	if heap {
-		b.WriteString(rep.metricTable("Peak heap",
-			"HeapInuse sampled every 4% of the rows (before a forced GC) / live heap right after that GC. CPU figures of this workload include the forced GCs.",
+		b.WriteString(rep.metricTableOf("Peak heap",
+			"Peak HeapInuse (sampled every 4% of the rows, before a forced GC) / peak live heap (right after that GC). The CPU figures of this workload include the forced GCs.",
+			func(w *workloadInfo) bool { return w.PeakHeap },
 			func(_ *workloadInfo, r *resultRow) string {
 				return fmt.Sprintf("%.1f / %.1f", float64(r.PeakHeapBytes)/(1<<20), float64(r.PeakLiveHeapBytes)/(1<<20))
 			},
-			func(w *workloadInfo) string {
-				if !w.PeakHeap {
-					return "—"
-				}
-				return "MiB"
-			}))
+			func(*workloadInfo) string { return "MiB in use / live" }))
 	}
 
 	var errs []string
@@ -561,7 +577,7 @@ func fmtTarget(v float64, unit string) string {
 	case "MiB":
 		return fmt.Sprintf("%.1f MiB", v)
 	default:
-		return fmt.Sprintf("%.3g %s", v, unit)
+		return fmt.Sprintf("%.3f %s", v, unit)
 	}
 }
 

@@ -41,11 +41,16 @@ type Server struct {
 	done chan struct{}
 }
 
-// New encodes the results of the workloads (and of the hidden SELECT 1).
+// New encodes the results of the workloads, of their warm-up variants and
+// of the hidden SELECT 1.
 func New(ws []*workload.Workload) (*Server, error) {
 	s := &Server{results: map[string][]workload.Message{}, bytes: map[string]int64{}}
 	seen := map[string]bool{}
-	for _, w := range append(ws, selectOne()) {
+	all := append([]*workload.Workload{}, ws...)
+	for _, w := range ws {
+		all = append(all, w.WarmUp())
+	}
+	for _, w := range append(all, selectOne()) {
 		if seen[w.SQL] {
 			continue
 		}

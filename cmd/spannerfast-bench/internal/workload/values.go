@@ -129,11 +129,12 @@ func (w *Workload) value(row, col int, goValue bool) (Cell, any) {
 		}
 		return Cell{Wire: WireString, S: base64.StdEncoding.EncodeToString(b)}, b
 	case Numeric:
-		ip := h % 1_000_000_000_000
-		fp := (h >> 24) % 1_000_000_000
+		// Money-like: up to 9 integer digits, 0 to 6 fraction digits.
+		ip := h % 1_000_000_000
+		fp := (h >> 30) % 1_000_000
 		s := strconv.FormatUint(ip, 10)
-		if fp != 0 {
-			f := strconv.FormatUint(fp+1_000_000_000, 10)[1:]
+		if fp != 0 && (h>>50)%4 != 0 {
+			f := strconv.FormatUint(fp+1_000_000, 10)[1:]
 			s += "." + strings.TrimRight(f, "0")
 		}
 		if h>>63 == 1 && s != "0" {
@@ -146,8 +147,9 @@ func (w *Workload) value(row, col int, goValue bool) (Cell, any) {
 		r.SetString(s)
 		return Cell{Wire: WireString, S: s}, r
 	case JSON:
-		s := `{"id":` + strconv.FormatUint(h%100000, 10) + `,"name":"` + randString(h, 8) +
-			`","tags":["` + randString(h>>8, 3) + `","` + randString(h>>16, 5) + `"]}`
+		// A small normalized object (Spanner sorts the keys).
+		s := `{"active":` + strconv.FormatBool(h&2 == 2) + `,"id":` + strconv.FormatUint(h%100000, 10) +
+			`,"name":"` + randString(h, 8) + `"}`
 		if !goValue {
 			return Cell{Wire: WireString, S: s}, nil
 		}

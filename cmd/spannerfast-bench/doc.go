@@ -1,0 +1,176 @@
+// Command spannerfast-bench measures how much client CPU, memory allocation
+// and heap it costs to read Spanner query results into Go variables: with
+// spannerfast through database/sql, with the official
+// cloud.google.com/go/spanner client, and with two floors that show what the
+// transport and database/sql cost by themselves.
+//
+// # Running it
+//
+// The run to publish builds the official client with its vtprotobuf fast
+// path, so that the client-borrow arm (the bar spannerfast is measured
+// against) takes part:
+//
+//	go run -tags spanner_vtproto ./cmd/spannerfast-bench
+//
+// Without -tags spanner_vtproto, QueryOptions.ExperimentalBorrowRows is
+// ignored by the client, so the tool leaves client-borrow out, compares with
+// client instead and says so in every output. With -tags nospannerfast the
+// two spannerfast arms are not compiled (for working on the tool while the
+// driver does not build).
+//
+// A full run takes a few minutes on two cores; -quick (scale 0.1, 2 rounds)
+// takes about ten seconds and is for checking that everything works, not for
+// figures: its measurements last milliseconds.
+//
+// Flags:
+//
+//	-workloads  comma list of workloads (default all; see below)
+//	-arms       comma list of arms (default: every arm built in)
+//	-scale      multiplies the row count of single-query workloads and the
+//	            query count of point, manycols and strings800 (default 1)
+//	-rounds     interleaved rounds; the best is reported (default 3)
+//	-json       machine-readable results (default bench-results.json; "" skips)
+//	-chart      PNG chart (default bench-chart.png; "" skips)
+//	-cpuprofile-arm ARM  after the rounds, read every workload once more
+//	            with ARM under the CPU profiler (-cpuprofile names the file,
+//	            default cpu-ARM.pprof); the measured rounds are not profiled
+//	-quick      -scale 0.1 -rounds 2 unless those are given
+//
+// # What runs
+//
+// The fake Spanner server runs in a separate process: the tool starts its
+// own binary again with a hidden -serve argument, the child prints
+// "ADDR host:port" on stdout, and the parent kills it at the end (the child
+// also exits when its stdin, a pipe from the parent, closes). So the
+// server's CPU time and allocations never count as the client's. The server
+// (internal/benchserver) answers session and transaction calls trivially and
+// picks the result of ExecuteStreamingSql by the SQL text. Results are
+// encoded once at start (internal/workload) and sent with a server-side
+// gRPC codec that hands the stored bytes to gRPC unchanged. Messages are
+// about 1 MiB, or 50,000 values when that comes first (the official client's
+// borrow mode recycles decoded messages only up to 65,536 values; bigger
+// messages would handicap it), with a resume token on every message, the
+// metadata on the first and last=true on the final one.
+//
+// Workloads (row counts at -scale 1):
+//
+//	narrow          200,000 rows of (INT64, STRING(16), FLOAT64), one query
+//	narrow-chunked  the same, every message ending inside a value (chunked_value)
+//	wide            100,000 rows of 16 columns: INT64, STRING(16), STRING(64),
+//	                FLOAT64, BOOL, TIMESTAMP, DATE, BYTES(24), NUMERIC, JSON,
+//	                INT64, STRING(64), STRING(16), FLOAT64, ARRAY<INT64>(4),
+//	                STRING(64)
+//	wide-chunked    the same, chunked (strings and array elements split)
+//	strings800      2,000 queries of 100 rows x 8 STRING columns (14-56 chars)
+//	point           2,000 queries of 1 row (INT64, STRING, STRING, FLOAT64, BOOL)
+//	manycols        2,000 queries of 1 row of 101 STRING(16) columns
+//	narrow5m        5,000,000 narrow rows in one query, heap sampled
+//
+// Values use the exact wire forms of the Spanner API: INT64 as decimal
+// strings of 1 to 19 digits, FLOAT64 as number_value, TIMESTAMP as RFC 3339
+// UTC with 0, 3, 6 or 9 fraction digits, DATE as YYYY-MM-DD, BYTES as padded
+// base64, NUMERIC as money-like decimals (up to 9 integer and 6 fraction
+// digits), JSON as a small normalized object of three keys, ARRAY<INT64> as a
+// list of decimal strings. There are no NULLs.
+//
+// Arms, all reading the same results in the same run:
+//
+//	transport-floor   gRPC alone: a raw-bytes codec counts the bytes of each
+//	                  message and decodes nothing
+//	sql-floor         database/sql with an in-tool driver whose Next only
+//	                  copies values decoded before timing; Scan into the same
+//	                  variables as the spannerfast arms
+//	client            cloud.google.com/go/spanner: Single().Query, Row.Columns
+//	client-borrow     the same with QueryOptions{ExperimentalBorrowRows: true}
+//	                  (only with -tags spanner_vtproto)
+//	spannerfast-safe  database/sql, sql.Open("spannerfast", dsn)
+//	spannerfast-raw   the same with ;rawDecode=true, STRING and BYTES scanned
+//	                  into sql.RawBytes
+//
+// Every arm scans each column into a typed variable, as an application
+// would: int64, string, float64, bool, time.Time, civil.Date (DATE), []byte,
+// big.Rat (NUMERIC), spanner.NullJSON (JSON) and []spanner.NullInt64
+// (ARRAY<INT64>). The official client reaches the fake server the way its
+// emulator support does (SPANNER_EMULATOR_HOST, set in-process), which also
+// turns off its built-in metrics; native metrics are disabled in its config
+// too. Each decoding arm adds a cheap checksum of every value it read, and a
+// run in which the checksum differs from the generator's is reported as
+// FAILED rather than measured.
+//
+// # How it measures
+//
+// Rounds are interleaved: round 1 runs every workload with every arm, then
+// round 2 does it again, and so on, with the order of the arms rotating from
+// round to round, so that slow drift of a shared machine hits all arms alike.
+// Before each measurement the tool forces a garbage collection (no arm pays
+// for another's garbage) and then reads a small warm-up variant of the
+// workload (three messages' worth of rows, unmeasured), which refills the
+// pools that the collection emptied, so the measurement sees the steady
+// state. Around the measured reading it takes:
+//
+//   - CPU time: the process's user+system time from getrusage, which counts
+//     every goroutine and thread of the client process (gRPC receive
+//     goroutines and garbage collection included); the server is another
+//     process and never counts;
+//   - wall time, for rows/s and queries/s;
+//   - allocations and allocated bytes: runtime.MemStats Mallocs and
+//     TotalAlloc deltas;
+//   - for narrow5m only, peak heap: every 4% of the rows, from inside the
+//     scan loop, HeapInuse is read (live data plus garbage not yet
+//     collected), then a GC is forced and HeapAlloc read (what the reader
+//     keeps alive). The forced collections are part of that workload's CPU
+//     figures, so compare narrow5m's CPU only between arms.
+//
+// Reported per arm and workload: the best round for CPU and wall time, and
+// the lowest round for allocations, bytes and heap.
+//
+// # Reading the results
+//
+// Progress lines on stderr show each measurement as it finishes. Stdout gets
+// Markdown tables with one row per workload and one column per arm:
+//
+//   - CPU time: nanoseconds of CPU per row; for point and manycols,
+//     microseconds per query (their cost is per query, not per value).
+//   - CPU relative to client-borrow (or client when client-borrow did not
+//     run): below 1 means less CPU than the official client's fastest mode.
+//   - CPU relative to the floors: the transport floor is what receiving the
+//     bytes costs; the database/sql floor is what database/sql and Scan cost
+//     with free decoding. A database/sql driver cannot get much below the
+//     sum of the two; the distance above that sum is decoding cost.
+//   - Allocations and bytes per row (per query for point and manycols).
+//   - Throughput: rows/s or queries/s of wall time (two processes share the
+//     machine, so this is the less reliable figure).
+//   - Peak heap for narrow5m: HeapInuse / live heap, in MiB, for the whole
+//     process. The floors show the base every arm shares: the tool's own
+//     data and gRPC's receive buffering (its flow-control window lets up to
+//     16 MiB of messages wait for the reader).
+//
+// The last table, Targets, checks each goal of the driver and prints MET or
+// MISSED with the measured value, or N/A when an arm it needs did not run:
+//
+//	workload    spannerfast-raw                        spannerfast-safe
+//	narrow      CPU/row <= 1.0x client-borrow,         <= 1.3x client-borrow,
+//	            <= 0.05 allocs/row                     <= 1 alloc/row
+//	wide        CPU/row <= 0.35x client-borrow         <= 0.45x client-borrow
+//	strings800  CPU/row <= 0.6x client-borrow          <= 0.7x client-borrow
+//	point       CPU/query <= 1.2x transport floor,     same
+//	            allocs/query <= 0.3x client
+//	manycols    CPU/query <= 1.3x transport floor,     same
+//	            allocs/query <= 0.25x client
+//	narrow5m    peak heap <= 64 MiB                    <= 64 MiB
+//
+// The peak heap check is only conclusive at 5,000,000 rows (-scale 1 or
+// more); at a smaller scale it says so.
+//
+// The chart (PNG) shows, per workload, one bar per arm: CPU relative to the
+// baseline arm on a log scale, with a dashed line at 1. Bars below the line
+// beat the official client's fast path; the grey floor bars show how much
+// room is left.
+//
+// The JSON file holds the same data plus every round's raw measurement
+// (CPU and wall nanoseconds, mallocs, bytes, heap, checksum), the workload
+// definitions with their SQL, and the machine and Go version.
+//
+// Absolute figures drift between runs on shared machines; compare ratios
+// within one run.
+package main

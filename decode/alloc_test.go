@@ -1,0 +1,106 @@
+package decode_test
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"testing"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spannerfast/spannerfast/decode"
+)
+
+func encRow(vs ...*structpb.Value) [][]byte {
+	row := make([][]byte, len(vs))
+	for i, v := range vs {
+		row[i] = enc(v)
+	}
+	return row
+}
+
+// TestAllocsSafeRow: a safe-mode row of (INT64, STRING, FLOAT64) costs one
+// allocation, the row's slab.
+func TestAllocsSafeRow(t *testing.T) {
+	p := mustPlan(t, decode.Options{}, fld("id", tInt64), fld("name", tString), fld("score", tFloat64))
+	d := decode.NewRowDecoder(p, false)
+	row := encRow(str("123456"), str("sixteen bytes!!!"), num(98.5))
+	dest := make([]driver.Value, 3)
+	allocs := testing.AllocsPerRun(1000, func() {
+		if err := d.Decode(row, dest); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 1 {
+		t.Errorf("safe (INT64, STRING, FLOAT64) row: %v allocations, want exactly 1", allocs)
+	}
+	if dest[0] != int64(123456) || dest[1] != "sixteen bytes!!!" || dest[2] != 98.5 {
+		t.Errorf("decoded %v", dest)
+	}
+	// NULLs cost nothing extra.
+	nulls := encRow(null(), null(), null())
+	if a := testing.AllocsPerRun(100, func() { _ = d.Decode(nulls, dest) }); a > 1 {
+		t.Errorf("row of NULLs: %v allocations, want at most 1", a)
+	}
+}
+
+// TestAllocsRawRow: a raw-mode row of (INT64, STRING, FLOAT64, BOOL,
+// TIMESTAMP) allocates nothing once the slab exists.
+func TestAllocsRawRow(t *testing.T) {
+	for _, poison := range []bool{false, true} {
+		p := mustPlan(t, decode.Options{Raw: true}, fld("id", tInt64), fld("name", tString), fld("score", tFloat64),
+			fld("ok", tBool), fld("at", tTimestamp))
+		d := decode.NewRowDecoder(p, poison)
+		rows := [][][]byte{
+			encRow(str("1"), str("sixteen bytes!!!"), num(1.5), boolv(true), str("2024-02-29T12:00:00.123456789Z")),
+			encRow(null(), str(""), str("NaN"), null(), null()),
+			encRow(str("-9223372036854775808"), str("x"), num(-2), boolv(false), str("0001-01-01T00:00:00Z")),
+		}
+		dest := make([]driver.Value, 5)
+		i := 0
+		allocs := testing.AllocsPerRun(1000, func() {
+			if err := d.Decode(rows[i%len(rows)], dest); err != nil {
+				t.Fatal(err)
+			}
+			i++
+		})
+		if allocs != 0 {
+			t.Errorf("poison=%v: raw row: %v allocations, want 0", poison, allocs)
+		}
+	}
+}
+
+// TestAllocsPlanCache: a cached PlanFor is allocation-free and builds no
+// plan again.
+func TestAllocsPlanCache(t *testing.T) {
+	var cols []*spannerpb.StructType_Field
+	for i := range 101 {
+		cols = append(cols, fld(fmt.Sprintf("alloc_test_col_%03d", i), tString))
+	}
+	rt := rowType(cols...)
+	before := decode.PlanMisses()
+	p1, err := decode.PlanFor(rt, decode.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p *decode.Plan
+	allocs := testing.AllocsPerRun(10000, func() {
+		p, _ = decode.PlanFor(rt, decode.Options{})
+	})
+	if allocs != 0 {
+		t.Errorf("cached PlanFor: %v allocations, want 0", allocs)
+	}
+	if p != p1 {
+		t.Error("cached PlanFor returned another plan")
+	}
+	if misses := decode.PlanMisses() - before; misses != 1 {
+		t.Errorf("10,001 lookups of one shape built %d plans, want 1", misses)
+	}
+	// Other options are another plan; a copy of the bytes is the same one.
+	if q, _ := decode.PlanFor(rt, decode.Options{Raw: true}); q == p1 || q.Options() != (decode.Options{Raw: true}) {
+		t.Error("Raw plan is not a separate plan")
+	}
+	if q, _ := decode.PlanFor(append([]byte(nil), rt...), decode.Options{}); q != p1 {
+		t.Error("equal row type bytes gave another plan")
+	}
+}

@@ -1,0 +1,210 @@
+package decode_test
+
+import (
+	"database/sql/driver"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"testing"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spannerfast/spannerfast/decode"
+)
+
+// Benchmarks decode a result of benchRows rows from encoded messages, the
+// way rows.Rows does (Merger, fast path when a message holds whole rows,
+// RowDecoder). One op is the whole result; ns/row, B/row and allocs/row are
+// reported as well.
+
+const benchRows = 1000
+
+func s16(i int) string { return fmt.Sprintf("name-%011d", i) }
+func s64(i int) string { return fmt.Sprintf("%-54s%010d", "a somewhat longer string value", i) }
+
+var narrowCols = []*spannerpb.StructType_Field{fld("id", tInt64), fld("name", tString), fld("score", tFloat64)}
+
+func narrowRow(i int) []*structpb.Value {
+	return vals(str(fmt.Sprint(1000000+i)), str(s16(i)), num(float64(i)*1.5))
+}
+
+var wideCols = []*spannerpb.StructType_Field{
+	fld("id", tInt64), fld("s16", tString), fld("s64", tString), fld("f", tFloat64), fld("b", tBool),
+	fld("ts", tTimestamp), fld("d", tDate), fld("by", tBytes), fld("n", tNumeric), fld("j", tJSON),
+	fld("i2", tInt64), fld("s64b", tString), fld("s16b", tString), fld("f2", tFloat64),
+	fld("ai", arrayOf(tInt64)), fld("s64c", tString),
+}
+
+func wideRow(i int) []*structpb.Value {
+	b24 := base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("%024d", i)))
+	return vals(str(fmt.Sprint(i)), str(s16(i)), str(s64(i)), num(float64(i)/3), boolv(i%2 == 0),
+		str("2024-02-29T12:34:56.123456Z"), str("2024-02-29"), str(b24), str("12345.678901"), str(`{"a":1,"b":"x"}`),
+		str(fmt.Sprint(-i)), str(s64(i+1)), str(s16(i+1)), num(0.25),
+		list(str("1"), str("22"), str("333"), str("4444")), str(s64(i+2)))
+}
+
+// benchStream lays out the rows: "single" in one message, "many" one row
+// per message, "chunked" one message per row with every boundary cutting a
+// STRING value in two (chunked_value).
+func benchStream(cols []*spannerpb.StructType_Field, row func(int) []*structpb.Value, layout string) [][]byte {
+	m := metadataOf(cols...)
+	switch layout {
+	case "single":
+		var all []*structpb.Value
+		for i := range benchRows {
+			all = append(all, row(i)...)
+		}
+		return [][]byte{prs(&spannerpb.PartialResultSet{Metadata: m, Values: all})}
+	case "many":
+		msgs := [][]byte{prs(&spannerpb.PartialResultSet{Metadata: m})}
+		for i := range benchRows {
+			msgs = append(msgs, prs(&spannerpb.PartialResultSet{Values: row(i), ResumeToken: []byte("tok")}))
+		}
+		return msgs
+	case "chunked":
+		cut := 1 // the first STRING column
+		for cols[cut].GetType().GetCode() != spannerpb.TypeCode_STRING {
+			cut++
+		}
+		msgs := [][]byte{}
+		cur := &spannerpb.PartialResultSet{Metadata: m}
+		for i := range benchRows {
+			vs := row(i)
+			s := vs[cut].GetStringValue()
+			cur.Values = append(cur.Values, vs[:cut]...)
+			cur.Values = append(cur.Values, str(s[:len(s)/2]))
+			cur.ChunkedValue = true
+			msgs = append(msgs, prs(cur))
+			cur = &spannerpb.PartialResultSet{Values: append(vals(str(s[len(s)/2:])), vs[cut+1:]...)}
+		}
+		return append(msgs, prs(cur))
+	}
+	panic(layout)
+}
+
+// benchDecode decodes msgs; it is the loop of rows.Rows.Next.
+func benchDecode(b *testing.B, msgs [][]byte, o decode.Options) {
+	var m decode.Merger
+	if err := m.Load(msgs[0]); err != nil {
+		b.Fatal(err)
+	}
+	md, err := decode.ParseMetadata(m.Message().Metadata)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := decode.PlanFor(md.RowType, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := decode.NewRowDecoder(p, false)
+	n := len(p.Columns)
+	row := make([][]byte, n)
+	dest := make([]driver.Value, n)
+	size := 0
+	for _, msg := range msgs {
+		size += len(msg)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	rows := 0
+	for range b.N {
+		next := 1
+		if err := m.Load(msgs[0]); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if m.Simple() && m.Remaining() >= n {
+				for i := range row {
+					row[i] = m.NextInMessage()
+				}
+			} else {
+				got := 0
+				for got < n {
+					v, ok, err := m.Next()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if ok {
+						row[got] = v
+						got++
+						continue
+					}
+					if next == len(msgs) {
+						break
+					}
+					if err := m.Load(msgs[next]); err != nil {
+						b.Fatal(err)
+					}
+					next++
+				}
+				if got < n {
+					break
+				}
+			}
+			if err := d.Decode(row, dest); err != nil {
+				b.Fatal(err)
+			}
+			rows++
+		}
+	}
+	b.StopTimer()
+	if rows != b.N*benchRows {
+		b.Fatalf("decoded %d rows, want %d", rows, b.N*benchRows)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rows), "ns/row")
+}
+
+func BenchmarkDecode(b *testing.B) {
+	shapes := []struct {
+		name string
+		cols []*spannerpb.StructType_Field
+		row  func(int) []*structpb.Value
+	}{
+		{"narrow", narrowCols, narrowRow},
+		{"wide", wideCols, wideRow},
+	}
+	for _, sh := range shapes {
+		for _, layout := range []string{"single", "many", "chunked"} {
+			msgs := benchStream(sh.cols, sh.row, layout)
+			for _, mode := range []struct {
+				name string
+				o    decode.Options
+			}{{"safe", decode.Options{}}, {"raw", decode.Options{Raw: true}}} {
+				b.Run(sh.name+"/"+layout+"/"+mode.name, func(b *testing.B) {
+					benchDecode(b, msgs, mode.o)
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkPlanFor: a cache hit versus building the plan of the wide row
+// type (a distinct column name each time, so every lookup misses).
+func BenchmarkPlanFor(b *testing.B) {
+	cols := append([]*spannerpb.StructType_Field{fld("c00000000", tInt64)}, wideCols[1:]...)
+	rt := rowType(cols...)
+	at := strings.Index(string(rt), "c00000000") + 1
+	b.Run("hit", func(b *testing.B) {
+		if _, err := decode.PlanFor(rt, decode.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := decode.PlanFor(rt, decode.Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("miss", func(b *testing.B) {
+		buf := append([]byte(nil), rt...)
+		b.ReportAllocs()
+		for i := range b.N {
+			copy(buf[at:], fmt.Sprintf("%08d", i%100000000))
+			if _, err := decode.PlanFor(buf, decode.Options{NativeArrays: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

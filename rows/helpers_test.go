@@ -1,0 +1,399 @@
+package rows_test
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"cloud.google.com/go/spanner"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spannerfast/spannerfast/decode"
+	"github.com/spannerfast/spannerfast/internal/wire"
+	"github.com/spannerfast/spannerfast/rows"
+)
+
+// fakeStream is an in-memory rows.Stream: it hands out frames from a slice,
+// then err (io.EOF when nil). It records every call and every frame it gave
+// away, so tests can check what was read and released.
+type fakeStream struct {
+	t      testing.TB
+	mu     sync.Mutex
+	msgs   [][]byte
+	err    error // returned after the frames
+	errAt  int   // with err: returned instead of msgs[errAt] (when >= 0)
+	next   int
+	recvs  int
+	closes int
+	cancel int
+	given  []*wire.Frame
+	bufs   [][]byte // the bytes behind given[i]
+}
+
+func newStream(t testing.TB, msgs ...[]byte) *fakeStream {
+	return &fakeStream{t: t, msgs: msgs, errAt: -1}
+}
+
+func (s *fakeStream) Recv() (*wire.Frame, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recvs++
+	if s.closes > 0 || s.cancel > 0 {
+		return nil, errors.New("fakeStream: Recv after Close/Cancel")
+	}
+	if s.errAt >= 0 && s.next == s.errAt {
+		return nil, s.err
+	}
+	if s.next == len(s.msgs) {
+		if s.err != nil {
+			return nil, s.err
+		}
+		return nil, io.EOF
+	}
+	b := append([]byte(nil), s.msgs[s.next]...) // the frame's own buffer
+	s.next++
+	f := wire.NewFrame(b)
+	s.given = append(s.given, f)
+	s.bufs = append(s.bufs, b)
+	return f, nil
+}
+
+func (s *fakeStream) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closes++
+	return nil
+}
+
+func (s *fakeStream) Cancel() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cancel++
+}
+
+func (s *fakeStream) stats() (recvs, closes, given int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.recvs, s.closes, len(s.given)
+}
+
+// unreleased counts the frames handed out and not yet released.
+func (s *fakeStream) unreleased() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, f := range s.given {
+		if f.Data != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// ---- building streams ----
+
+func tc(code spannerpb.TypeCode) *spannerpb.Type { return &spannerpb.Type{Code: code} }
+
+func arrayOf(t *spannerpb.Type) *spannerpb.Type {
+	return &spannerpb.Type{Code: spannerpb.TypeCode_ARRAY, ArrayElementType: t}
+}
+
+func fld(name string, t *spannerpb.Type) *spannerpb.StructType_Field {
+	return &spannerpb.StructType_Field{Name: name, Type: t}
+}
+
+var (
+	tBool      = tc(spannerpb.TypeCode_BOOL)
+	tInt64     = tc(spannerpb.TypeCode_INT64)
+	tFloat64   = tc(spannerpb.TypeCode_FLOAT64)
+	tString    = tc(spannerpb.TypeCode_STRING)
+	tBytes     = tc(spannerpb.TypeCode_BYTES)
+	tTimestamp = tc(spannerpb.TypeCode_TIMESTAMP)
+	tDate      = tc(spannerpb.TypeCode_DATE)
+	tNumeric   = tc(spannerpb.TypeCode_NUMERIC)
+	tJSON      = tc(spannerpb.TypeCode_JSON)
+)
+
+func str(s string) *structpb.Value  { return structpb.NewStringValue(s) }
+func num(f float64) *structpb.Value { return structpb.NewNumberValue(f) }
+func null() *structpb.Value         { return structpb.NewNullValue() }
+func list(vs ...*structpb.Value) *structpb.Value {
+	return structpb.NewListValue(&structpb.ListValue{Values: vs})
+}
+func vals(vs ...*structpb.Value) []*structpb.Value { return vs }
+
+func md(cols ...*spannerpb.StructType_Field) *spannerpb.ResultSetMetadata {
+	return &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: cols}}
+}
+
+func prs(m *spannerpb.PartialResultSet) []byte {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func enc(v *structpb.Value) []byte {
+	b, err := proto.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// splitValue cuts v into two chunks whose merge is v (see decode's tests).
+func splitValue(v *structpb.Value, r *rand.Rand) (left, right *structpb.Value, ok bool) {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_StringValue:
+		// Cut at a rune boundary: the official marshaller refuses invalid
+		// UTF-8 in string_value.
+		s := k.StringValue
+		i := r.IntN(len(s) + 1)
+		for i < len(s) && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		return str(s[:i]), str(s[i:]), true
+	case *structpb.Value_ListValue:
+		es := k.ListValue.GetValues()
+		if len(es) == 0 {
+			return list(), list(), true
+		}
+		i := r.IntN(len(es))
+		l := append([]*structpb.Value(nil), es[:i]...)
+		var rest []*structpb.Value
+		if el, er, ok := splitValue(es[i], r); ok {
+			l, rest = append(l, el), append(rest, er)
+		} else {
+			l = append(l, es[i])
+		}
+		return list(l...), list(append(rest, es[i+1:]...)...), true
+	}
+	return nil, nil, false
+}
+
+// chunkStream lays rows of values out over messages at random: messages
+// break anywhere, inside rows and inside values (chunked_value). The first
+// message carries the metadata; the last has last=true when markLast.
+func chunkStream(m *spannerpb.ResultSetMetadata, values []*structpb.Value, r *rand.Rand, markLast bool) [][]byte {
+	var msgs [][]byte
+	cur := &spannerpb.PartialResultSet{Metadata: m}
+	flush := func(chunked bool) {
+		cur.ChunkedValue = chunked
+		msgs = append(msgs, prs(cur))
+		cur = &spannerpb.PartialResultSet{ResumeToken: []byte(fmt.Sprint("t", len(msgs)))}
+	}
+	for _, v := range values {
+		pieces := []*structpb.Value{v}
+		for n := r.IntN(3); n > 0; n-- {
+			l, rt, ok := splitValue(pieces[len(pieces)-1], r)
+			if !ok {
+				break
+			}
+			pieces = append(pieces[:len(pieces)-1], l, rt)
+		}
+		for i, p := range pieces {
+			cur.Values = append(cur.Values, p)
+			if i < len(pieces)-1 {
+				flush(true)
+			}
+		}
+		if r.IntN(4) == 0 {
+			flush(false)
+		}
+	}
+	cur.Last = markLast
+	flush(false)
+	return msgs
+}
+
+// ---- reading ----
+
+// readAll reads every row with Next, rendering each before the next call
+// (raw values are valid only until then).
+func readAll(r *rows.Rows) ([]string, error) {
+	dest := make([]driver.Value, len(r.Columns()))
+	var out []string
+	for {
+		err := r.Next(dest)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, canonRow(r.Plan(), dest))
+	}
+}
+
+// canonRow renders a row; raw-mode []byte of string-like columns are shown
+// as strings so that raw and safe output compare equal.
+func canonRow(p *decode.Plan, row []driver.Value) string {
+	var b strings.Builder
+	for i, v := range row {
+		if bs, ok := v.([]byte); ok && p.Options().Raw && bs != nil {
+			switch p.Columns[i].Type.GetCode() {
+			case spannerpb.TypeCode_STRING, spannerpb.TypeCode_DATE, spannerpb.TypeCode_UUID, spannerpb.TypeCode_NUMERIC:
+				v = string(bs)
+			}
+		}
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		writeCanon(&b, reflect.ValueOf(v))
+	}
+	return b.String()
+}
+
+// expectedRows decodes values (complete, unchunked) directly with a
+// RowDecoder: what Rows must produce however the stream is cut.
+func expectedRows(t testing.TB, m *spannerpb.ResultSetMetadata, values []*structpb.Value, o decode.Options) []string {
+	t.Helper()
+	rt, err := proto.Marshal(m.GetRowType())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := decode.PlanFor(rt, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := decode.NewRowDecoder(p, false)
+	n := len(p.Columns)
+	dest := make([]driver.Value, n)
+	var out []string
+	for i := 0; i+n <= len(values); i += n {
+		row := make([][]byte, n)
+		for j := range row {
+			row[j] = enc(values[i+j])
+		}
+		if err := d.Decode(row, dest); err != nil {
+			t.Fatalf("expected row %d: %v", i/n, err)
+		}
+		out = append(out, canonRow(p, dest))
+	}
+	return out
+}
+
+var (
+	ratType      = reflect.TypeFor[big.Rat]()
+	timeType     = reflect.TypeFor[time.Time]()
+	intervalType = reflect.TypeFor[spanner.Interval]()
+	rowType      = reflect.TypeFor[spanner.Row]()
+)
+
+func writeCanon(b *strings.Builder, v reflect.Value) {
+	if !v.IsValid() {
+		b.WriteString("nil")
+		return
+	}
+	switch v.Type() {
+	case ratType:
+		r := v.Interface().(big.Rat)
+		b.WriteString("rat(" + r.RatString() + ")")
+		return
+	case timeType:
+		b.WriteString(v.Interface().(time.Time).Format(time.RFC3339Nano))
+		return
+	case intervalType:
+		b.WriteString(v.Interface().(spanner.Interval).String())
+		return
+	case rowType:
+		r := v.Interface().(spanner.Row)
+		b.WriteString("row{")
+		for i := range r.Size() {
+			var g spanner.GenericColumnValue
+			_ = r.Column(i, &g)
+			fmt.Fprintf(b, "%s:%v ", r.ColumnName(i), g.Value.AsInterface())
+		}
+		b.WriteString("}")
+		return
+	}
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			fmt.Fprintf(b, "%s(nil)", v.Type())
+			return
+		}
+		writeCanon(b, v.Elem())
+	case reflect.Slice:
+		if v.IsNil() {
+			fmt.Fprintf(b, "%s(nil)", v.Type())
+			return
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			fmt.Fprintf(b, "bytes(%q)", v.Bytes())
+			return
+		}
+		fmt.Fprintf(b, "%s{", v.Type())
+		for i := range v.Len() {
+			writeCanon(b, v.Index(i))
+			b.WriteString(",")
+		}
+		b.WriteString("}")
+	case reflect.Struct:
+		t := v.Type()
+		fmt.Fprintf(b, "%s{", t)
+		for i := range t.NumField() {
+			if t.Field(i).IsExported() {
+				writeCanon(b, v.Field(i))
+				b.WriteString(",")
+			}
+		}
+		b.WriteString("}")
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		s := strconv.FormatFloat(f, 'g', -1, 64)
+		if f == 0 && math.Signbit(f) {
+			s = "-0"
+		}
+		b.WriteString(v.Type().String() + "(" + s + ")")
+	case reflect.Map:
+		fmt.Fprintf(b, "%v", v.Interface())
+	default:
+		fmt.Fprintf(b, "%s(%#v)", v.Type(), v.Interface())
+	}
+}
+
+// ---- database/sql ----
+
+// openDB returns a database whose every query is answered by a Rows over
+// the stream mk returns.
+func openDB(mk func() (rows.Stream, rows.Options)) *sql.DB {
+	return sql.OpenDB(connector{mk})
+}
+
+type connector struct {
+	mk func() (rows.Stream, rows.Options)
+}
+
+func (c connector) Connect(context.Context) (driver.Conn, error) { return conn(c), nil }
+func (c connector) Driver() driver.Driver                        { return drv{} }
+
+type drv struct{}
+
+func (drv) Open(string) (driver.Conn, error) { return nil, errors.New("use the connector") }
+
+type conn connector
+
+func (conn) Prepare(string) (driver.Stmt, error) { return nil, errors.New("not supported") }
+func (conn) Close() error                        { return nil }
+func (conn) Begin() (driver.Tx, error)           { return nil, errors.New("not supported") }
+func (c conn) QueryContext(context.Context, string, []driver.NamedValue) (driver.Rows, error) {
+	s, o := c.mk()
+	return rows.Open(s, o)
+}
