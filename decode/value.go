@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"encoding/binary"
 	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -54,6 +55,33 @@ type Value struct {
 // skipped; when the oneof appears more than once the last member wins, as in
 // protobuf's own decoding.
 func ParseValue(b []byte) (Value, error) {
+	// Fast paths for a value that is exactly one field, as every encoder
+	// writes it: a short string, a number, a null or a bool. The general loop
+	// below gives the same answers, only slower.
+	if len(b) >= 2 {
+		switch b[0] {
+		case fieldString<<3 | 2:
+			if n := int(b[1]); n < 0x80 && n == len(b)-2 {
+				return Value{Kind: KindString, Bytes: b[2:]}, nil
+			}
+		case fieldNumber<<3 | 1:
+			if len(b) == 9 {
+				return Value{Kind: KindNumber, Num: math.Float64frombits(binary.LittleEndian.Uint64(b[1:]))}, nil
+			}
+		case fieldNull << 3:
+			if len(b) == 2 && b[1] < 0x80 {
+				return Value{Kind: KindNull}, nil
+			}
+		case fieldBool << 3:
+			if len(b) == 2 && b[1] < 0x80 {
+				return Value{Kind: KindBool, Bool: b[1] != 0}, nil
+			}
+		}
+	}
+	return parseValueSlow(b)
+}
+
+func parseValueSlow(b []byte) (Value, error) {
 	var v Value
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
