@@ -375,7 +375,7 @@ func TestSessionRetryAfterFailure(t *testing.T) {
 func TestConnectTimeoutAndCancel(t *testing.T) {
 	f, addr := startFake(t, fakeOpts{})
 	f.blockCreate = true
-	c := newClient(t, addr+"/"+dbPath+";usePlainText=true;connect_timeout=20ms")
+	c := newClient(t, addr+"/"+dbPath+";usePlainText=true;connect_timeout=300ms")
 	if _, err := c.Session(context.Background()); status.Code(err) != codes.DeadlineExceeded {
 		t.Fatalf("Session with a hanging server: %v, want DeadlineExceeded", err)
 	}

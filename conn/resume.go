@@ -7,7 +7,6 @@ import (
 
 	"google.golang.org/grpc/status"
 
-	"github.com/spannerfast/spannerfast/decode"
 	"github.com/spannerfast/spannerfast/internal/wire"
 )
 
@@ -46,7 +45,6 @@ type resumableStream struct {
 	done         bool  // src ended (EOF or error)
 	finalErr     error // returned after ready drains; io.EOF at normal end
 	backoff      backoff
-	scan         decode.Message
 	closed       bool
 	sleep        func(context.Context, time.Duration) error
 }
@@ -100,7 +98,7 @@ func (s *resumableStream) fill() error {
 }
 
 func (s *resumableStream) accept(f *wire.Frame) error {
-	if err := s.scan.Scan(f.Data); err != nil {
+	if err := f.Scan(); err != nil {
 		f.Release(false)
 		s.done, s.finalErr = true, err
 		s.src.Close()
@@ -110,10 +108,10 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 	s.pending = append(s.pending, f)
 	s.pendingBytes += int64(len(f.Data))
 	switch {
-	case len(s.scan.ResumeToken) > 0:
-		s.token = append(s.token[:0], s.scan.ResumeToken...)
+	case len(f.Msg.ResumeToken) > 0:
+		s.token = append(s.token[:0], f.Msg.ResumeToken...)
 		s.flushPending()
-	case s.scan.Last:
+	case f.Msg.Last:
 		// Nothing follows: stop reading and let gRPC end the call.
 		s.flushPending()
 		s.done, s.finalErr = true, io.EOF

@@ -11,39 +11,52 @@ import (
 // the messages it came from; every other value aliases its message's bytes.
 // Work is linear in the size of the value however many messages it spans.
 type Merger struct {
-	msg     Message
+	msg     *Message
+	own     Message // storage for messages given to Load
+	values  ValueIter
 	idx     int
 	pending *chunkNode
-	loaded  bool
 }
 
 // Load scans the next message. The previous one must be exhausted (Next
 // returned ok == false). The Merger keeps aliases into b until the next Load.
 func (m *Merger) Load(b []byte) error {
-	if err := m.msg.Scan(b); err != nil {
+	if err := m.own.Scan(b); err != nil {
 		return err
 	}
-	m.idx = 0
-	m.loaded = true
+	m.LoadScanned(&m.own)
 	return nil
 }
 
+// LoadScanned is Load for a message scanned already; msg must stay unchanged
+// until the next Load.
+func (m *Merger) LoadScanned(msg *Message) {
+	m.msg = msg
+	m.values = msg.Values()
+	m.idx = 0
+}
+
 // Message returns the message loaded last.
-func (m *Merger) Message() *Message { return &m.msg }
+func (m *Merger) Message() *Message { return m.msg }
 
 // Remaining is the number of values left in the current message, counting a
 // chunked last value as one.
-func (m *Merger) Remaining() int { return len(m.msg.Values) - m.idx }
+func (m *Merger) Remaining() int {
+	if m.msg == nil {
+		return 0
+	}
+	return m.msg.NumValues - m.idx
+}
 
 // Next returns the next complete value. ok is false when the current message
 // has no more complete values and another must be loaded.
 func (m *Merger) Next() (v []byte, ok bool, err error) {
-	for m.idx < len(m.msg.Values) {
-		v = m.msg.Values[m.idx]
+	for m.Remaining() > 0 {
+		v = m.values.Next()
 		m.idx++
-		lastOfChunked := m.idx == len(m.msg.Values) && m.msg.ChunkedValue
+		lastOfChunked := m.idx == m.msg.NumValues && m.msg.ChunkedValue
 		if m.pending != nil {
-			if err := m.pending.merge(v); err != nil {
+			if err := m.pending.merge(v, 0); err != nil {
 				return nil, false, err
 			}
 			if lastOfChunked {
@@ -69,14 +82,13 @@ func (m *Merger) Next() (v []byte, ok bool, err error) {
 // NextInMessage is Next without chunk handling, for callers that checked the
 // message has no chunked value and no chunk is pending. It is the hot path.
 func (m *Merger) NextInMessage() []byte {
-	v := m.msg.Values[m.idx]
 	m.idx++
-	return v
+	return m.values.Next()
 }
 
 // Simple reports whether the current message's values can be taken with
 // NextInMessage: nothing pending and no chunk at its end.
-func (m *Merger) Simple() bool { return m.pending == nil && !m.msg.ChunkedValue }
+func (m *Merger) Simple() bool { return m.pending == nil && m.msg != nil && !m.msg.ChunkedValue }
 
 // End checks that the stream did not stop inside a chunked value.
 func (m *Merger) End() error {
@@ -102,10 +114,18 @@ func newChunkNode(b []byte) (*chunkNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nodeOf(v, b)
+	return nodeOf(v, b, 0)
 }
 
-func nodeOf(v Value, raw []byte) (*chunkNode, error) {
+// maxChunkDepth bounds the nesting of lists in a chunked value, as protobuf
+// bounds recursion when unmarshalling: the merge recurses once per level, and
+// an absurdly nested value must be an error, not a stack overflow.
+const maxChunkDepth = 10000
+
+func nodeOf(v Value, raw []byte, depth int) (*chunkNode, error) {
+	if depth > maxChunkDepth {
+		return nil, protocolErrorf("chunked value nested more than %d levels deep", maxChunkDepth)
+	}
 	switch v.Kind {
 	case KindString:
 		return &chunkNode{kind: KindString, str: append([]byte(nil), v.Bytes...)}, nil
@@ -113,7 +133,7 @@ func nodeOf(v Value, raw []byte) (*chunkNode, error) {
 		n := &chunkNode{kind: KindList}
 		it := Elements(v.Bytes)
 		for e, ok := it.Next(); ok; e, ok = it.Next() {
-			if err := n.appendElem(e); err != nil {
+			if err := n.appendElem(e, depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -126,8 +146,9 @@ func nodeOf(v Value, raw []byte) (*chunkNode, error) {
 	return &chunkNode{kind: v.Kind, str: append([]byte(nil), raw...)}, nil
 }
 
-// appendElem adds a complete element after the current last one.
-func (n *chunkNode) appendElem(e []byte) error {
+// appendElem adds a complete element, at the given nesting depth, after the
+// current last one.
+func (n *chunkNode) appendElem(e []byte, depth int) error {
 	if n.last != nil {
 		n.elems = append(n.elems, n.last.encode())
 	}
@@ -135,7 +156,7 @@ func (n *chunkNode) appendElem(e []byte) error {
 	if err != nil {
 		return err
 	}
-	last, err := nodeOf(v, e)
+	last, err := nodeOf(v, e, depth)
 	if err != nil {
 		return err
 	}
@@ -143,8 +164,12 @@ func (n *chunkNode) appendElem(e []byte) error {
 	return nil
 }
 
-// merge joins the encoded value b onto n as protocol.md describes.
-func (n *chunkNode) merge(b []byte) error {
+// merge joins the encoded value b onto n, which is at the given nesting
+// depth, as protocol.md describes.
+func (n *chunkNode) merge(b []byte, depth int) error {
+	if depth > maxChunkDepth {
+		return protocolErrorf("chunked value nested more than %d levels deep", maxChunkDepth)
+	}
 	r, err := ParseValue(b)
 	if err != nil {
 		return err
@@ -158,10 +183,10 @@ func (n *chunkNode) merge(b []byte) error {
 		first := true
 		for e, ok := it.Next(); ok; e, ok = it.Next() {
 			if first && n.last != nil && (n.last.kind == KindString || n.last.kind == KindList) {
-				if err := n.last.merge(e); err != nil {
+				if err := n.last.merge(e, depth+1); err != nil {
 					return err
 				}
-			} else if err := n.appendElem(e); err != nil {
+			} else if err := n.appendElem(e, depth+1); err != nil {
 				return err
 			}
 			first = false

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -438,5 +440,63 @@ func TestMergeLinearList(t *testing.T) {
 	t.Logf("10,000 elements: %d bytes; 40,000 elements: %d bytes (ratio %.2f)", cs, cl, ratio)
 	if ratio > 5.5 {
 		t.Errorf("4x the elements allocated %.2f x the bytes, want about 4", ratio)
+	}
+}
+
+// nestedList encodes a string wrapped in depth lists, built front to back
+// so that deep values cost linear time.
+func nestedList(depth int) []byte {
+	inner := enc(str("x"))
+	s := make([]int, depth+1) // size of the Value at each level
+	l := make([]int, depth+1) // size of the ListValue at each level
+	s[0] = len(inner)
+	for k := 1; k <= depth; k++ {
+		l[k] = 1 + protowire.SizeVarint(uint64(s[k-1])) + s[k-1]
+		s[k] = 1 + protowire.SizeVarint(uint64(l[k])) + l[k]
+	}
+	out := make([]byte, 0, s[depth])
+	for k := depth; k >= 1; k-- {
+		out = protowire.AppendTag(out, 6, protowire.BytesType)
+		out = protowire.AppendVarint(out, uint64(l[k]))
+		out = protowire.AppendTag(out, 1, protowire.BytesType)
+		out = protowire.AppendVarint(out, uint64(s[k-1]))
+	}
+	return append(out, inner...)
+}
+
+// TestMergeDeepNesting: the merge recurses per level of list nesting. A
+// chunk nested far beyond any Spanner type must be an error; before the
+// depth limit, 400,000 levels (a 2.4 MB message) overflowed a 64 MiB stack,
+// a fatal error rather than a panic.
+func TestMergeDeepNesting(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20))
+	chunkOf := func(v []byte, chunked bool) []byte {
+		b := protowire.AppendTag(nil, 2, protowire.BytesType)
+		b = protowire.AppendBytes(b, v)
+		if chunked {
+			b = protowire.AppendTag(b, 3, protowire.VarintType)
+			b = protowire.AppendVarint(b, 1)
+		}
+		return b
+	}
+	for _, depth := range []int{100, 10001, 400000} {
+		for _, side := range []string{"pending", "continuation"} {
+			var msgs [][]byte
+			if side == "pending" {
+				msgs = [][]byte{chunkOf(nestedList(depth), true), chunkOf(enc(list()), false)}
+			} else {
+				msgs = [][]byte{chunkOf(enc(list()), true), chunkOf(nestedList(depth), false)}
+			}
+			got, err := mergeAll(msgs)
+			if depth <= 100 {
+				if err != nil || len(got) != 1 {
+					t.Errorf("depth %d %s: %v", depth, side, err)
+				}
+				continue
+			}
+			if !errors.Is(err, decode.ErrMalformed) || status.Code(err) != codes.FailedPrecondition {
+				t.Errorf("depth %d %s: err = %v, want a FailedPrecondition ErrMalformed", depth, side, err)
+			}
+		}
 	}
 }

@@ -13,29 +13,45 @@ const (
 	prsStats          = 5
 	prsPrecommitToken = 8
 	prsLast           = 9
+
+	valuesTag = prsValues<<3 | 2 // the one-byte tag of a values field
 )
 
 // Message is a PartialResultSet scanned in place: every slice aliases the
-// bytes given to Scan and is valid as long as they are.
+// bytes given to Scan and is valid as long as they are. Values are not
+// collected: Scan counts them and Values walks them again, in order, which
+// costs less than building a slice of a million-entry message.
 type Message struct {
-	Metadata       []byte   // encoded ResultSetMetadata, first message only
-	Values         [][]byte // encoded google.protobuf.Value, row-major
-	ChunkedValue   bool     // the last value continues in the next message
+	Metadata       []byte // encoded ResultSetMetadata, first message only
 	ResumeToken    []byte
 	Stats          []byte // encoded ResultSetStats
 	PrecommitToken []byte
+	NumValues      int  // number of values fields
+	ChunkedValue   bool // the last value continues in the next message
 	Last           bool
+
+	values []byte // the message from its first values field on
 }
 
-// Scan fills m from an encoded PartialResultSet, reusing m.Values' capacity.
-// Unknown fields are skipped.
+// Scan fills m from an encoded PartialResultSet. Unknown fields are skipped.
 func (m *Message) Scan(b []byte) error {
-	values := m.Values[:0]
 	*m = Message{}
 	for len(b) > 0 {
+		start := b
+		if b[0] == valuesTag {
+			l, n := shortLen(b[1:])
+			if n == 0 || l > len(b)-1-n {
+				return wireError("PartialResultSet values", -1)
+			}
+			if m.NumValues == 0 {
+				m.values = b
+			}
+			m.NumValues++
+			b = b[1+n+l:]
+			continue
+		}
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			m.Values = values
 			return wireError("PartialResultSet tag", n)
 		}
 		b = b[n:]
@@ -50,13 +66,16 @@ func (m *Message) Scan(b []byte) error {
 			n = protowire.ConsumeFieldValue(num, typ, b)
 		}
 		if n < 0 {
-			m.Values = values
 			return wireError("PartialResultSet field", n)
 		}
 		b = b[n:]
 		switch {
 		case num == prsValues && typ == protowire.BytesType:
-			values = append(values, field)
+			// A values tag written in a longer form than one byte.
+			if m.NumValues == 0 {
+				m.values = start
+			}
+			m.NumValues++
 		case num == prsMetadata && typ == protowire.BytesType:
 			m.Metadata = field
 		case num == prsChunkedValue && typ == protowire.VarintType:
@@ -71,9 +90,67 @@ func (m *Message) Scan(b []byte) error {
 			m.Last = flag != 0
 		}
 	}
-	m.Values = values
-	if m.ChunkedValue && len(values) == 0 {
+	if m.ChunkedValue && m.NumValues == 0 {
 		return protocolErrorf("chunked_value set on a message with no values")
 	}
+	return nil
+}
+
+// shortLen reads a varint length, with a fast path for one byte. n is 0 on
+// malformed input.
+func shortLen(b []byte) (l, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return int(b[0]), 1
+	}
+	v, n := protowire.ConsumeVarint(b)
+	if n < 0 || v > uint64(len(b)) {
+		return 0, 0
+	}
+	return int(v), n
+}
+
+// Values returns an iterator over the message's values, in order.
+func (m *Message) Values() ValueIter { return ValueIter{rest: m.values} }
+
+// AppendValues appends every value of m to dst (for tests and tools; the
+// decoder walks values with Values instead).
+func (m *Message) AppendValues(dst [][]byte) [][]byte {
+	it := m.Values()
+	for range m.NumValues {
+		dst = append(dst, it.Next())
+	}
+	return dst
+}
+
+// ValueIter walks the values fields of a scanned Message.
+type ValueIter struct{ rest []byte }
+
+// Next returns the next value. The message was validated by Scan, so Next
+// only skips other fields; it returns nil after the last value.
+func (it *ValueIter) Next() []byte {
+	b := it.rest
+	for len(b) > 0 {
+		if b[0] == valuesTag {
+			l, n := shortLen(b[1:])
+			v := b[1+n : 1+n+l]
+			it.rest = b[1+n+l:]
+			return v
+		}
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			break
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			break
+		}
+		if num == prsValues && typ == protowire.BytesType {
+			v, _ := protowire.ConsumeBytes(b[n:])
+			it.rest = b[n+m:]
+			return v
+		}
+		b = b[n+m:]
+	}
+	it.rest = nil
 	return nil
 }

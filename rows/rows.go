@@ -54,10 +54,10 @@ type Rows struct {
 
 	ended       bool // no more frames: end of stream or last=true seen
 	prefetching bool // stream is a prefetcher
-	err    error
-	stats  []byte
-	txID   []byte
-	closed bool
+	err         error
+	stats       []byte
+	txID        []byte
+	closed      bool
 }
 
 var (
@@ -113,9 +113,10 @@ func (r *Rows) load(f *wire.Frame) error {
 		r.held = append(r.held, r.cur)
 	}
 	r.cur = f
-	if err := r.merger.Load(f.Data); err != nil {
+	if err := f.Scan(); err != nil {
 		return err
 	}
+	r.merger.LoadScanned(&f.Msg)
 	m := r.merger.Message()
 	if m.Stats != nil {
 		r.stats = append(r.stats[:0], m.Stats...)
@@ -280,4 +281,3 @@ func (r *Rows) ColumnTypeNullable(int) (nullable, ok bool) { return true, true }
 func decodeErrorf(format string, args ...any) error {
 	return &decode.ProtocolError{What: fmt.Sprintf(format, args...), Code: codes.FailedPrecondition}
 }
-

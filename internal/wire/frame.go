@@ -2,6 +2,8 @@ package wire
 
 import (
 	"google.golang.org/grpc/mem"
+
+	"github.com/spannerfast/spannerfast/decode"
 )
 
 // PoisonByte is written over released frames when poisoning is on, so that code
@@ -12,7 +14,24 @@ const PoisonByte = 0xAA
 type Frame struct {
 	// Data is the message's wire encoding; valid until Release.
 	Data []byte
-	buf  mem.Buffer
+	// Msg is Data scanned, valid when Scanned is set. The first reader that
+	// needs the message's fields (the resume logic) scans it once for
+	// everyone after it.
+	Msg     decode.Message
+	Scanned bool
+	buf     mem.Buffer
+}
+
+// Scan fills f.Msg unless it is filled already.
+func (f *Frame) Scan() error {
+	if f.Scanned {
+		return nil
+	}
+	if err := f.Msg.Scan(f.Data); err != nil {
+		return err
+	}
+	f.Scanned = true
+	return nil
 }
 
 // NewFrame wraps bytes the caller owns (tests, fixtures, the fake servers).
@@ -33,6 +52,8 @@ func (f *Frame) Release(poison bool) {
 		f.buf = nil
 	}
 	f.Data = nil
+	f.Msg = decode.Message{}
+	f.Scanned = false
 }
 
 // Poison overwrites b with PoisonByte.
