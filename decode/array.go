@@ -21,7 +21,7 @@ var nullJSON driver.Value = spanner.NullJSON{}
 // elemFunc decodes one array element, NULL included.
 type elemFunc[T any] func(Value) (T, error)
 
-func arrayDecoder[T any](elem elemFunc[T]) decodeFunc {
+func arrayDecoder[T any](elem elemFunc[T]) valueFunc {
 	return func(v Value, _ *arena) (driver.Value, error) {
 		if v.Kind == KindNull {
 			return []T(nil), nil
@@ -91,7 +91,7 @@ func numericNull(r *big.Rat) spanner.NullNumeric {
 
 // arrayDecoderFor returns the decoder of ARRAY<elem>, or nil when the element
 // type is not supported.
-func arrayDecoderFor(elem *spannerpb.Type, o Options) decodeFunc {
+func arrayDecoderFor(elem *spannerpb.Type, o Options) valueFunc {
 	code := elem.GetCode()
 	if o.NativeArrays {
 		switch code {

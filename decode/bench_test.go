@@ -208,3 +208,34 @@ func BenchmarkPlanFor(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkColumn decodes one value of each type of the wide row: what each
+// column costs.
+func BenchmarkColumn(b *testing.B) {
+	row := wideRow(7)
+	seen := map[string]bool{}
+	for i, c := range wideCols {
+		name := decode.TypeName(c.GetType())
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		in := [][]byte{enc(row[i])}
+		for _, raw := range []bool{false, true} {
+			mode := "safe"
+			if raw {
+				mode = "raw"
+			}
+			b.Run(name+"/"+mode, func(b *testing.B) {
+				d := decode.NewRowDecoder(mustPlan(b, decode.Options{Raw: raw}, fld("c", c.GetType())), false)
+				dest := make([]driver.Value, 1)
+				b.ReportAllocs()
+				for range b.N {
+					if err := d.Decode(in, dest); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"math"
 
 	"reflect"
 	"sync"
@@ -69,6 +70,7 @@ type Plan struct {
 	Columns []Column
 	cols    []columnPlan
 	opts    Options
+	rawSlab int // raw mode: the slab size every row needs, or -1 when it varies (BYTES)
 }
 
 // Options returns the options the plan was built for.
@@ -134,7 +136,16 @@ func buildPlan(rowType []byte, o Options) (*Plan, error) {
 		c.ScanType = scan
 		p.Columns = append(p.Columns, c)
 		p.cols = append(p.cols, cp)
+		switch cp.slab {
+		case slabFixed8:
+			p.rawSlab += 8
+		case slabString, slabTime:
+			p.rawSlab += 24
+		case slabBytes:
+			p.rawSlab = math.MinInt / 2
+		}
 	}
+	p.rawSlab = max(p.rawSlab, -1)
 	return p, nil
 }
 
@@ -163,43 +174,43 @@ var (
 func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, error) {
 	switch t.GetCode() {
 	case codeBool:
-		return columnPlan{decode: decodeBool}, scanNullBool, nil
+		return columnPlan{decode: fastBool}, scanNullBool, nil
 	case codeInt64, codeEnum:
-		return columnPlan{decodeInt64, slabFixed8}, scanNullInt64, nil
+		return columnPlan{fastInt64, slabFixed8}, scanNullInt64, nil
 	case codeFloat64:
-		return columnPlan{decodeFloat64, slabFixed8}, scanNullFloat64, nil
+		return columnPlan{fastFloat64, slabFixed8}, scanNullFloat64, nil
 	case codeFloat32:
-		return columnPlan{decodeFloat32, slabFixed8}, scanNullFloat32, nil
+		return columnPlan{onValue(decodeFloat32), slabFixed8}, scanNullFloat32, nil
 	case codeString:
-		return columnPlan{decodeString, slabString}, scanNullString, nil
+		return columnPlan{fastString, slabString}, scanNullString, nil
 	case codeBytes, codeProto:
-		return columnPlan{decodeBytes, slabBytes}, scanBytes, nil
+		return columnPlan{onValue(decodeBytes), slabBytes}, scanBytes, nil
 	case codeTimestamp:
-		return columnPlan{decodeTimestamp, slabTime}, scanNullTime, nil
+		return columnPlan{fastTimestamp, slabTime}, scanNullTime, nil
 	case codeDate:
-		return columnPlan{decodeDate, slabString}, scanNullDate, nil
+		return columnPlan{onValue(decodeDate), slabString}, scanNullDate, nil
 	case codeUUID:
 		if o.Raw {
-			return columnPlan{decodeUUID, slabString}, scanRawUUID, nil
+			return columnPlan{onValue(decodeUUID), slabString}, scanRawUUID, nil
 		}
-		return columnPlan{decodeUUID, slabString}, scanNullUUID, nil
+		return columnPlan{onValue(decodeUUID), slabString}, scanNullUUID, nil
 	case codeNumeric:
 		if o.NumericAsString {
-			return columnPlan{decodeNumericString, slabString}, scanNullString, nil
+			return columnPlan{onValue(decodeNumericString), slabString}, scanNullString, nil
 		}
-		return columnPlan{decode: decodeNumeric}, scanNullNumeric, nil
+		return columnPlan{decode: onValue(decodeNumeric)}, scanNullNumeric, nil
 	case codeJSON:
-		return columnPlan{decode: decodeJSON}, scanNullJSON, nil
+		return columnPlan{decode: onValue(decodeJSON)}, scanNullJSON, nil
 	case codeInterval:
-		return columnPlan{decode: decodeInterval}, scanInterval, nil
+		return columnPlan{decode: onValue(decodeInterval)}, scanInterval, nil
 	case codeStruct:
-		return columnPlan{decode: structDecoder(t.GetStructType())}, scanNullRow, nil
+		return columnPlan{decode: onValue(structDecoder(t.GetStructType()))}, scanNullRow, nil
 	case codeArray:
 		elem := t.GetArrayElementType()
 		if d := arrayDecoderFor(elem, o); d != nil {
 			var probe driver.Value
 			probe, _ = d(Value{Kind: KindNull}, nil)
-			return columnPlan{decode: d}, reflect.TypeOf(probe), nil
+			return columnPlan{decode: onValue(d)}, reflect.TypeOf(probe), nil
 		}
 		return columnPlan{}, nil, fmt.Errorf("unsupported array element type %s", TypeName(elem))
 	}

@@ -9,7 +9,6 @@ import (
 // Rows owns one.
 type RowDecoder struct {
 	plan  *Plan
-	vals  []Value
 	arena arena
 }
 
@@ -19,7 +18,6 @@ type RowDecoder struct {
 func NewRowDecoder(p *Plan, poison bool) *RowDecoder {
 	return &RowDecoder{
 		plan:  p,
-		vals:  make([]Value, len(p.cols)),
 		arena: arena{raw: p.opts.Raw, poison: poison && p.opts.Raw},
 	}
 }
@@ -30,39 +28,41 @@ func (d *RowDecoder) Plan() *Plan { return d.plan }
 // Decode decodes one row of encoded values into dest (len(row) ==
 // len(dest) == number of columns). Every dest[i] is written, nil for NULL.
 func (d *RowDecoder) Decode(row [][]byte, dest []driver.Value) error {
-	size := 0
-	raw := d.arena.raw
+	d.arena.reset(d.slabSize(row))
 	for i, cp := range d.plan.cols {
-		v, err := ParseValue(row[i])
-		if err != nil {
-			return d.columnError(i, err)
-		}
-		d.vals[i] = v
-		switch cp.slab {
-		case slabNone:
-		case slabFixed8:
-			size += 8
-		case slabString:
-			if raw {
-				size += 24
-			} else {
-				size += 16 + roundUp8(len(v.Bytes))
-			}
-		case slabBytes:
-			size += 24 + roundUp8(base64.StdEncoding.DecodedLen(len(v.Bytes)))
-		case slabTime:
-			size += timeSize
-		}
-	}
-	d.arena.reset(size)
-	for i, cp := range d.plan.cols {
-		x, err := cp.decode(d.vals[i], &d.arena)
+		x, err := cp.decode(row[i], &d.arena)
 		if err != nil {
 			return d.columnError(i, err)
 		}
 		dest[i] = x
 	}
 	return nil
+}
+
+// slabSize bounds the slab bytes a row needs from the encoded lengths alone:
+// a string's payload is never longer than its encoded value.
+func (d *RowDecoder) slabSize(row [][]byte) int {
+	if d.arena.raw && d.plan.rawSlab >= 0 {
+		return d.plan.rawSlab
+	}
+	size := 0
+	for i, cp := range d.plan.cols {
+		switch cp.slab {
+		case slabFixed8:
+			size += 8
+		case slabString:
+			if d.arena.raw {
+				size += 24
+			} else {
+				size += 16 + roundUp8(len(row[i]))
+			}
+		case slabBytes:
+			size += 24 + roundUp8(base64.StdEncoding.DecodedLen(len(row[i])))
+		case slabTime:
+			size += timeSize
+		}
+	}
+	return size
 }
 
 func (d *RowDecoder) columnError(i int, err error) error {

@@ -3,6 +3,8 @@ package decode
 import (
 	"database/sql/driver"
 	"encoding/base64"
+	"encoding/binary"
+	"math"
 	"time"
 	"unsafe"
 )
@@ -10,7 +12,77 @@ import (
 // Column decoders for scalar types. Each is chosen once per column when a
 // plan is built; NULL is handled here so the callers never branch on type.
 
-type decodeFunc func(v Value, a *arena) (driver.Value, error)
+// decodeFunc decodes one encoded google.protobuf.Value of a column.
+type decodeFunc func(b []byte, a *arena) (driver.Value, error)
+
+// valueFunc decodes one parsed value; onValue turns it into a decodeFunc.
+type valueFunc func(v Value, a *arena) (driver.Value, error)
+
+func onValue(f valueFunc) decodeFunc {
+	return func(b []byte, a *arena) (driver.Value, error) {
+		v, err := ParseValue(b)
+		if err != nil {
+			return nil, err
+		}
+		return f(v, a)
+	}
+}
+
+// The hot column types read the bytes directly when the value is in the
+// form every encoder writes (one string, number or bool field) and fall back
+// to ParseValue for everything else: NULL, odd encodings and errors.
+
+// stringPayload returns the payload of a value that is exactly one
+// string_value field.
+func stringPayload(b []byte) ([]byte, bool) {
+	if len(b) < 2 || b[0] != fieldString<<3|2 {
+		return nil, false
+	}
+	l, n := shortLen(b[1:])
+	if n == 0 || 1+n+l != len(b) {
+		return nil, false
+	}
+	return b[1+n:], true
+}
+
+func fastInt64(b []byte, a *arena) (driver.Value, error) {
+	if s, ok := stringPayload(b); ok {
+		if n, ok := parseDecimalInt64(s); ok {
+			return a.int64(n), nil
+		}
+	}
+	return onValue(decodeInt64)(b, a)
+}
+
+func fastFloat64(b []byte, a *arena) (driver.Value, error) {
+	if len(b) == 9 && b[0] == fieldNumber<<3|1 {
+		return a.float64(math.Float64frombits(binary.LittleEndian.Uint64(b[1:]))), nil
+	}
+	return onValue(decodeFloat64)(b, a)
+}
+
+func fastString(b []byte, a *arena) (driver.Value, error) {
+	if s, ok := stringPayload(b); ok {
+		return a.string(s), nil
+	}
+	return onValue(decodeString)(b, a)
+}
+
+func fastBool(b []byte, a *arena) (driver.Value, error) {
+	if len(b) == 2 && b[0] == fieldBool<<3 && b[1] < 2 {
+		return boolValue(b[1] == 1), nil
+	}
+	return onValue(decodeBool)(b, a)
+}
+
+func fastTimestamp(b []byte, a *arena) (driver.Value, error) {
+	if s, ok := stringPayload(b); ok {
+		if t, ok := timestampOf(s); ok {
+			return a.time(t), nil
+		}
+	}
+	return onValue(decodeTimestamp)(b, a)
+}
 
 func decodeBool(v Value, _ *arena) (driver.Value, error) {
 	if v.Kind == KindNull {
@@ -118,9 +190,13 @@ func decodeTimestamp(v Value, a *arena) (driver.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	return a.time(t), nil
+}
+
+func (a *arena) time(t time.Time) driver.Value {
 	p := a.take(timeSize)
 	*(*time.Time)(p) = t
-	return box(timeType, p), nil
+	return box(timeType, p)
 }
 
 const timeSize = int(unsafe.Sizeof(time.Time{}))

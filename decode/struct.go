@@ -117,7 +117,7 @@ func structElem(st *spannerpb.StructType) elemFunc[spanner.NullRow] {
 }
 
 // structDecoder decodes a STRUCT column; NULL is nil like other scalars.
-func structDecoder(st *spannerpb.StructType) decodeFunc {
+func structDecoder(st *spannerpb.StructType) valueFunc {
 	parse := parseStruct(st)
 	return func(v Value, _ *arena) (driver.Value, error) {
 		if v.Kind == KindNull {

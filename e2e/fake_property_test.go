@@ -51,6 +51,7 @@ func TestFakeStreamProperty(t *testing.T) {
 	faulted, chunked, multi := 0, 0, 0
 	for it := range runs {
 		rng := rand.New(rand.NewPCG(uint64(it), 0x9e3779b9))
+		println("ITER", it)
 		long := []int{-1, 3000, 40000}[rng.IntN(3)]
 		rs := randrs.ResultSet(rng, randrs.Options{
 			MaxRows:         []int{1, 8, 40}[rng.IntN(3)],
