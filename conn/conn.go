@@ -26,6 +26,9 @@ type Conn struct {
 	closed bool
 
 	pendingOptions QueryOptions // from the current statement's arguments
+
+	roSelector  *spannerpb.TransactionSelector // for roStaleness, shared by requests
+	roStaleness dsn.Staleness
 }
 
 var (
@@ -85,10 +88,7 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		ParamTypes:   types,
 		Transaction:  c.singleUseReadOnly(),
 		QueryOptions: c.queryOptions(),
-		RequestOptions: &spannerpb.RequestOptions{
-			Priority:   c.cfg.RPCPriority.Proto(),
-			RequestTag: c.cfg.StatementTag,
-		},
+		RequestOptions: c.requestOptions(),
 	}
 	return c.stream(ctx, req, false, opts)
 }
@@ -135,12 +135,27 @@ func (c *Conn) rowsOptions(o QueryOptions) rows.Options {
 	}
 }
 
+// singleUseReadOnly returns the transaction selector of autocommit queries.
+// Requests only read it, so one is built per staleness setting and shared.
 func (c *Conn) singleUseReadOnly() *spannerpb.TransactionSelector {
-	return &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_SingleUse{
-		SingleUse: &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{
-			ReadOnly: c.cfg.ReadOnlyStaleness.ReadOnly(),
-		}},
-	}}
+	if c.roSelector == nil || !c.roStaleness.Equal(c.cfg.ReadOnlyStaleness) {
+		c.roStaleness = c.cfg.ReadOnlyStaleness
+		c.roSelector = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_SingleUse{
+			SingleUse: &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{
+				ReadOnly: c.cfg.ReadOnlyStaleness.ReadOnly(),
+			}},
+		}}
+	}
+	return c.roSelector
+}
+
+// requestOptions returns the priority and tag options, nil when both are
+// unset (the common case costs nothing).
+func (c *Conn) requestOptions() *spannerpb.RequestOptions {
+	if c.cfg.RPCPriority.Proto() == spannerpb.RequestOptions_PRIORITY_UNSPECIFIED && c.cfg.StatementTag == "" {
+		return nil
+	}
+	return &spannerpb.RequestOptions{Priority: c.cfg.RPCPriority.Proto(), RequestTag: c.cfg.StatementTag}
 }
 
 func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {

@@ -122,6 +122,10 @@ func encodeParam(name string, v any) (*structpb.Value, *spannerpb.Type, error) {
 	switch x := v.(type) {
 	case int:
 		v = int64(x)
+	case int32:
+		// Documented as accepted (as go-sql-spanner does); the official
+		// client's encoder has no case for it.
+		v = int64(x)
 	case uint64:
 		if x > 1<<63-1 {
 			return nil, nil, &ParamError{Name: name, Value: v, Err: errors.New("value overflows INT64")}
@@ -129,18 +133,21 @@ func encodeParam(name string, v any) (*structpb.Value, *spannerpb.Type, error) {
 		v = int64(x)
 	}
 	row, err := spanner.NewRow([]string{name}, []any{v})
-	if err != nil {
-		if vr, ok := v.(driver.Valuer); ok {
-			inner, verr := vr.Value()
-			if verr != nil {
-				return nil, nil, &ParamError{Name: name, Value: v, Err: verr}
-			}
-			return encodeParam(name, inner)
-		}
-		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
-	}
 	var g spanner.GenericColumnValue
-	if err := row.Column(0, &g); err != nil {
+	if err == nil {
+		err = row.Column(0, &g)
+	}
+	// A driver.Valuer the official encoder does not know is sent as its
+	// Value: without this, a Valuer struct such as sql.Null[string] would
+	// be encoded field by field as a STRUCT<V STRING, Valid BOOL>.
+	if vr, ok := v.(driver.Valuer); ok && (err != nil || g.Type.GetCode() == spannerpb.TypeCode_STRUCT) {
+		inner, verr := vr.Value()
+		if verr != nil {
+			return nil, nil, &ParamError{Name: name, Value: v, Err: verr}
+		}
+		return encodeParam(name, inner)
+	}
+	if err != nil {
 		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
 	}
 	return g.Value, g.Type, nil

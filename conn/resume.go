@@ -101,7 +101,7 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 	if err := f.Scan(); err != nil {
 		f.Release(false)
 		s.done, s.finalErr = true, err
-		s.src.Close()
+		s.cancel() // the attempt is still running
 		s.flushPending()
 		return nil
 	}
@@ -112,10 +112,10 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 		s.token = append(s.token[:0], f.Msg.ResumeToken...)
 		s.flushPending()
 	case f.Msg.Last:
-		// Nothing follows: stop reading and let gRPC end the call.
+		// Nothing follows: stop reading. The trailers are usually in
+		// already; Close cancels the call only if they are not.
 		s.flushPending()
 		s.done, s.finalErr = true, io.EOF
-		s.src.Close()
 	case s.pendingBytes > s.maxBuffered:
 		s.resumable = false
 		s.flushPending()

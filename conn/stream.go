@@ -2,7 +2,6 @@ package conn
 
 import (
 	"context"
-	"sync"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
@@ -14,31 +13,32 @@ const executeStreamingSQL = "/google.spanner.v1.Spanner/ExecuteStreamingSql"
 
 var streamingDesc = &grpc.StreamDesc{StreamName: "ExecuteStreamingSql", ServerStreams: true}
 
-// grpcStream is one ExecuteStreamingSql call whose responses arrive as
-// wire.Frames instead of unmarshalled protos.
+// grpcStream is one attempt of an ExecuteStreamingSql call whose responses
+// arrive as wire.Frames instead of unmarshalled protos.
+//
+// An attempt has no context of its own: it ends either with an error from
+// RecvMsg (which releases it, and is when a retry starts the next attempt)
+// or when the query's context is cancelled by resumableStream.Close. That
+// saves a context per query, and a stream that finished normally is never
+// reset.
 type grpcStream struct {
-	cs     grpc.ClientStream
-	cancel context.CancelFunc
-	once   sync.Once
+	cs grpc.ClientStream
 }
 
-// openGRPCStream starts one attempt of the call.
+// openGRPCStream starts one attempt of the call. On error the caller
+// cancels ctx.
 func openGRPCStream(ctx context.Context, cc *grpc.ClientConn, req *spannerpb.ExecuteSqlRequest) (*grpcStream, error) {
-	ctx, cancel := context.WithCancel(ctx)
 	cs, err := cc.NewStream(ctx, streamingDesc, executeStreamingSQL, grpc.ForceCodecV2(wire.StreamCodec{}))
 	if err != nil {
-		cancel()
 		return nil, err
 	}
 	if err := cs.SendMsg(req); err != nil {
-		cancel()
 		return nil, err
 	}
 	if err := cs.CloseSend(); err != nil {
-		cancel()
 		return nil, err
 	}
-	return &grpcStream{cs: cs, cancel: cancel}, nil
+	return &grpcStream{cs: cs}, nil
 }
 
 // Recv returns the next frame; io.EOF ends the stream.
@@ -50,8 +50,5 @@ func (s *grpcStream) Recv() (*wire.Frame, error) {
 	return f, nil
 }
 
-// Close cancels the call; gRPC then ends it without waiting for the server.
-func (s *grpcStream) Close() error {
-	s.once.Do(s.cancel)
-	return nil
-}
+// Close does nothing: see grpcStream.
+func (s *grpcStream) Close() error { return nil }

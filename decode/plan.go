@@ -68,6 +68,7 @@ type columnPlan struct {
 // once. Plans are immutable and shared between queries and goroutines.
 type Plan struct {
 	Columns []Column
+	Names   []string // column names, shared: callers must not modify
 	cols    []columnPlan
 	opts    Options
 	rawSlab int // raw mode: the slab size every row needs, or -1 when it varies (BYTES)
@@ -135,6 +136,7 @@ func buildPlan(rowType []byte, o Options) (*Plan, error) {
 		}
 		c.ScanType = scan
 		p.Columns = append(p.Columns, c)
+		p.Names = append(p.Names, c.Name)
 		p.cols = append(p.cols, cp)
 		switch cp.slab {
 		case slabFixed8:

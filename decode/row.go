@@ -16,10 +16,15 @@ type RowDecoder struct {
 // only), the reused value slots are overwritten before each row so that a
 // value kept past its lifetime reads a fixed pattern.
 func NewRowDecoder(p *Plan, poison bool) *RowDecoder {
-	return &RowDecoder{
-		plan:  p,
-		arena: arena{raw: p.opts.Raw, poison: poison && p.opts.Raw},
-	}
+	d := new(RowDecoder)
+	d.Reset(p, poison)
+	return d
+}
+
+// Reset makes d a decoder for rows of p, as NewRowDecoder does, for a
+// RowDecoder held by value.
+func (d *RowDecoder) Reset(p *Plan, poison bool) {
+	*d = RowDecoder{plan: p, arena: arena{raw: p.opts.Raw, poison: poison && p.opts.Raw}}
 }
 
 // Plan returns the decoder's plan.

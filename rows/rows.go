@@ -42,12 +42,12 @@ type Options struct {
 
 // Rows is a driver.Rows over one result stream.
 type Rows struct {
-	stream  Stream
-	dec     *decode.RowDecoder
-	columns []string
-	merger  decode.Merger
-	row     [][]byte
-	opts    Options
+	stream Stream
+	dec    decode.RowDecoder
+	merger decode.Merger
+	row    [][]byte
+	rowBuf [8][]byte // row's storage for narrow results: one allocation less per query
+	opts   Options
 
 	cur  *wire.Frame   // the frame loaded into merger
 	held []*wire.Frame // earlier frames still aliased by the current or last row
@@ -97,12 +97,12 @@ func Open(s Stream, o Options) (*Rows, error) {
 		return nil, err
 	}
 	r.txID = append([]byte(nil), md.TransactionID...)
-	r.dec = decode.NewRowDecoder(plan, o.Poison)
-	r.columns = make([]string, len(plan.Columns))
-	for i, c := range plan.Columns {
-		r.columns[i] = c.Name
+	r.dec.Reset(plan, o.Poison)
+	if n := len(plan.Columns); n <= len(r.rowBuf) {
+		r.row = r.rowBuf[:n]
+	} else {
+		r.row = make([][]byte, n)
 	}
-	r.row = make([][]byte, len(plan.Columns))
 	return r, nil
 }
 
@@ -122,8 +122,13 @@ func (r *Rows) load(f *wire.Frame) error {
 		r.stats = append(r.stats[:0], m.Stats...)
 	}
 	if m.Last {
+		// Read nothing more. A reader goroutine is stopped now; a plain
+		// stream is left for Close, by which time its trailers have
+		// usually arrived and ending it costs nothing.
 		r.ended = true
-		r.stream.Close()
+		if r.prefetching {
+			r.stream.Close()
+		}
 	}
 	return nil
 }
@@ -137,8 +142,9 @@ func (r *Rows) TransactionID() []byte { return r.txID }
 // Stats returns the encoded ResultSetStats, once the stream has delivered it.
 func (r *Rows) Stats() []byte { return r.stats }
 
-// Columns returns the column names.
-func (r *Rows) Columns() []string { return r.columns }
+// Columns returns the column names. The slice is shared by every Rows of
+// the same result shape; database/sql does not modify it.
+func (r *Rows) Columns() []string { return r.Plan().Names }
 
 // Next decodes the next row into dest. In raw mode the values of the previous
 // row become invalid here.
