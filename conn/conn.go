@@ -82,12 +82,12 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		return nil, err
 	}
 	req := &spannerpb.ExecuteSqlRequest{
-		Session:      session,
-		Sql:          sql,
-		Params:       params,
-		ParamTypes:   types,
-		Transaction:  c.singleUseReadOnly(),
-		QueryOptions: c.queryOptions(),
+		Session:        session,
+		Sql:            sql,
+		Params:         params,
+		ParamTypes:     types,
+		Transaction:    c.singleUseReadOnly(),
+		QueryOptions:   c.queryOptions(),
 		RequestOptions: c.requestOptions(),
 	}
 	return c.stream(ctx, req, false, opts)

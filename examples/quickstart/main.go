@@ -22,8 +22,8 @@ import (
 	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
 
-	"github.com/spannerfast/spannerfast/dsn"
 	_ "github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/embedded"
 )
 
