@@ -39,6 +39,8 @@ type resumableStream struct {
 	pending      []*wire.Frame
 	pendingBytes int64
 	ready        []*wire.Frame // covered frames not yet returned
+	pendingBuf   [2]*wire.Frame
+	readyBuf     [2]*wire.Frame // short results need no slice allocations
 	readyHead    int
 	token        []byte
 	resumable    bool
@@ -52,7 +54,9 @@ type resumableStream struct {
 // newResumableStream wraps the first attempt src, opened with ctx; cancel
 // cancels ctx and so every attempt.
 func newResumableStream(ctx context.Context, cancel context.CancelFunc, src frameSource, open openFunc, maxBuffered int64) *resumableStream {
-	return &resumableStream{ctx: ctx, cancel: cancel, src: src, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
+	s := &resumableStream{ctx: ctx, cancel: cancel, src: src, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
+	s.pending, s.ready = s.pendingBuf[:0], s.readyBuf[:0]
+	return s
 }
 
 // Cancel aborts the query from any goroutine.

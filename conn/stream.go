@@ -11,7 +11,10 @@ import (
 
 const executeStreamingSQL = "/google.spanner.v1.Spanner/ExecuteStreamingSql"
 
-var streamingDesc = &grpc.StreamDesc{StreamName: "ExecuteStreamingSql", ServerStreams: true}
+var (
+	streamingDesc  = &grpc.StreamDesc{StreamName: "ExecuteStreamingSql", ServerStreams: true}
+	streamCodecOpt = grpc.ForceCodecV2(wire.StreamCodec{}) // made once: an option per call is an allocation
+)
 
 // grpcStream is one attempt of an ExecuteStreamingSql call whose responses
 // arrive as wire.Frames instead of unmarshalled protos.
@@ -28,7 +31,7 @@ type grpcStream struct {
 // openGRPCStream starts one attempt of the call. On error the caller
 // cancels ctx.
 func openGRPCStream(ctx context.Context, cc *grpc.ClientConn, req *spannerpb.ExecuteSqlRequest) (*grpcStream, error) {
-	cs, err := cc.NewStream(ctx, streamingDesc, executeStreamingSQL, grpc.ForceCodecV2(wire.StreamCodec{}))
+	cs, err := cc.NewStream(ctx, streamingDesc, executeStreamingSQL, streamCodecOpt)
 	if err != nil {
 		return nil, err
 	}
