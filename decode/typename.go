@@ -27,7 +27,7 @@ func writeTypeName(b *strings.Builder, t *spannerpb.Type) {
 				b.WriteString(", ")
 			}
 			if f.GetName() != "" {
-				b.WriteString(f.GetName())
+				writeIdent(b, f.GetName())
 				b.WriteByte(' ')
 			}
 			writeTypeName(b, f.GetType())
@@ -55,4 +55,29 @@ func writeTypeName(b *strings.Builder, t *spannerpb.Type) {
 	default:
 		b.WriteString(t.GetCode().String())
 	}
+}
+
+// writeIdent writes a field name, quoted with backticks unless it is a
+// plain identifier.
+func writeIdent(b *strings.Builder, s string) {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') || (i > 0 && c >= '0' && c <= '9')) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b.WriteString(s)
+		return
+	}
+	b.WriteByte('`')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' || s[i] == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	b.WriteByte('`')
 }

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/spannerfast/spannerfast/decode"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
 	"github.com/spannerfast/spannerfast/internal/randrs"
 )
@@ -100,7 +101,7 @@ func TestFakeDifferential(t *testing.T) {
 				for j, g := range row {
 					v, err := officialValue(g, m)
 					if err != nil {
-						t.Fatalf("seed %d %v: mapping row %d column %d (%s): %v", seed, m, i, j, randrs.TypeName(g.Type), err)
+						t.Fatalf("seed %d %v: mapping row %d column %d (%s): %v", seed, m, i, j, decode.TypeName(g.Type), err)
 					}
 					vals[j] = v
 				}
@@ -334,14 +335,14 @@ func checkValueCoverage(t *testing.T, seed int, m mode, rs *spannerpb.ResultSet,
 		case spannerpb.TypeCode_ARRAY:
 			rv := reflect.ValueOf(null)
 			if !rv.IsValid() || rv.Kind() != reflect.Slice || !rv.IsNil() {
-				t.Errorf("seed %d %v: NULL %s is %#v, want a typed nil slice", seed, m, randrs.TypeName(ty), null)
+				t.Errorf("seed %d %v: NULL %s is %#v, want a typed nil slice", seed, m, decode.TypeName(ty), null)
 			}
 			if e := reflect.ValueOf(kept[1][j]); !e.IsValid() || e.Kind() != reflect.Slice || e.IsNil() || e.Len() != 0 {
-				t.Errorf("seed %d %v: empty %s is %#v, want an empty non-nil slice", seed, m, randrs.TypeName(ty), kept[1][j])
+				t.Errorf("seed %d %v: empty %s is %#v, want an empty non-nil slice", seed, m, decode.TypeName(ty), kept[1][j])
 			}
 		case spannerpb.TypeCode_BYTES, spannerpb.TypeCode_PROTO:
 			if b, ok := null.([]byte); !ok || b != nil {
-				t.Errorf("seed %d %v: NULL %s is %#v, want []byte(nil)", seed, m, randrs.TypeName(ty), null)
+				t.Errorf("seed %d %v: NULL %s is %#v, want []byte(nil)", seed, m, decode.TypeName(ty), null)
 			}
 		case spannerpb.TypeCode_JSON:
 			if !reflect.DeepEqual(null, spanner.NullJSON{}) {
@@ -349,7 +350,7 @@ func checkValueCoverage(t *testing.T, seed int, m mode, rs *spannerpb.ResultSet,
 			}
 		default:
 			if null != nil {
-				t.Errorf("seed %d %v: NULL %s is %#v, want nil", seed, m, randrs.TypeName(ty), null)
+				t.Errorf("seed %d %v: NULL %s is %#v, want nil", seed, m, decode.TypeName(ty), null)
 			}
 		}
 		if ty.GetCode() == spannerpb.TypeCode_STRING {

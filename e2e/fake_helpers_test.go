@@ -19,8 +19,8 @@ import (
 	"google.golang.org/api/option"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/spannerfast/spannerfast/decode"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
-	"github.com/spannerfast/spannerfast/internal/randrs"
 )
 
 // Helpers shared by the tests against internal/fakespanner (fake_*_test.go).
@@ -235,7 +235,7 @@ func officialValue(g spanner.GenericColumnValue, m mode) (any, error) {
 	case spannerpb.TypeCode_ARRAY:
 		return officialArray(g, m)
 	}
-	return nil, fmt.Errorf("no mapping for type %s", randrs.TypeName(t))
+	return nil, fmt.Errorf("no mapping for type %s", decode.TypeName(t))
 }
 
 func structRow(st *spannerpb.StructType, vals []*structpb.Value) (any, error) {
@@ -368,7 +368,7 @@ func officialArray(g spanner.GenericColumnValue, m mode) (any, error) {
 		err = g.Decode(&v)
 		out = v
 	default:
-		return nil, fmt.Errorf("no mapping for type %s", randrs.TypeName(g.Type))
+		return nil, fmt.Errorf("no mapping for type %s", decode.TypeName(g.Type))
 	}
 	if err != nil {
 		return nil, err
@@ -513,7 +513,7 @@ func rowKey(r *spanner.Row) []any {
 			out = append(out, n, "error: "+err.Error())
 			continue
 		}
-		out = append(out, n, randrs.TypeName(g.Type), canon(v))
+		out = append(out, n, decode.TypeName(g.Type), canon(v))
 	}
 	return out
 }

@@ -35,8 +35,8 @@
 //
 // All randomness comes from the *rand.Rand passed in, so a seed reproduces a
 // result set exactly. Type and Value are exported for tests that want a
-// single random type or a random value of a given type. TypeName renders a
-// Type in GoogleSQL syntax, e.g. "ARRAY<STRUCT<a INT64, b STRING>>".
+// single random type or a random value of a given type; decode.TypeName
+// names a type in GoogleSQL syntax.
 //
 // The package allocates fresh messages on every call and keeps no state; the
 // returned messages are owned by the caller.

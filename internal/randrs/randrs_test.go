@@ -17,6 +17,8 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spannerfast/spannerfast/decode"
 )
 
 var (
@@ -52,7 +54,7 @@ func check(t *spannerpb.Type, v *structpb.Value, st *stats, inArray bool) error 
 	s := v.GetStringValue()
 	needStr := func() error {
 		if !isStr {
-			return fmt.Errorf("%s value %v is not a string_value", TypeName(t), v)
+			return fmt.Errorf("%s value %v is not a string_value", decode.TypeName(t), v)
 		}
 		return nil
 	}
@@ -205,7 +207,7 @@ func check(t *spannerpb.Type, v *structpb.Value, st *stats, inArray bool) error 
 		}
 		for _, e := range lv.ListValue.GetValues() {
 			if err := check(t.GetArrayElementType(), e, st, true); err != nil {
-				return fmt.Errorf("%s element: %w", TypeName(t), err)
+				return fmt.Errorf("%s element: %w", decode.TypeName(t), err)
 			}
 		}
 	case spannerpb.TypeCode_STRUCT:
@@ -219,7 +221,7 @@ func check(t *spannerpb.Type, v *structpb.Value, st *stats, inArray bool) error 
 		}
 		for i, e := range lv.ListValue.GetValues() {
 			if err := check(fs[i].GetType(), e, st, false); err != nil {
-				return fmt.Errorf("%s field %d: %w", TypeName(t), i, err)
+				return fmt.Errorf("%s field %d: %w", decode.TypeName(t), i, err)
 			}
 		}
 	default:
@@ -249,7 +251,7 @@ func checkRS(t *testing.T, rs *spannerpb.ResultSet, st *stats, topStructs bool) 
 		}
 		for ci, v := range row.GetValues() {
 			if err := check(fields[ci].GetType(), v, st, false); err != nil {
-				t.Fatalf("row %d col %d (%s): %v", ri, ci, TypeName(fields[ci].GetType()), err)
+				t.Fatalf("row %d col %d (%s): %v", ri, ci, decode.TypeName(fields[ci].GetType()), err)
 			}
 		}
 	}
@@ -357,8 +359,8 @@ func TestOptions(t *testing.T) {
 		rs := ResultSet(rand.New(rand.NewPCG(seed, 4)), Options{Types: []spannerpb.TypeCode{spannerpb.TypeCode_ARRAY}})
 		checkRS(t, rs, st, false)
 		for _, f := range rs.Metadata.RowType.Fields {
-			if TypeName(f.Type) == "" || f.Type.GetArrayElementType().GetCode() == spannerpb.TypeCode_STRUCT {
-				t.Fatalf("unexpected %s", TypeName(f.Type))
+			if decode.TypeName(f.Type) == "" || f.Type.GetArrayElementType().GetCode() == spannerpb.TypeCode_STRUCT {
+				t.Fatalf("unexpected %s", decode.TypeName(f.Type))
 			}
 		}
 	}
@@ -370,49 +372,13 @@ func TestValueAndType(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		typ := Type(r, Options{})
 		if err := check(typ, Value(r, typ, Options{}), st, false); err != nil {
-			t.Fatalf("%s: %v", TypeName(typ), err)
+			t.Fatalf("%s: %v", decode.TypeName(typ), err)
 		}
 	}
 	// Unknown type codes yield NULL rather than a panic.
 	v := Value(r, &spannerpb.Type{Code: 99}, Options{NullRate: -1})
 	if _, ok := v.Kind.(*structpb.Value_NullValue); !ok {
 		t.Fatalf("unknown code gave %v", v)
-	}
-}
-
-func TestTypeName(t *testing.T) {
-	i64 := &spannerpb.Type{Code: spannerpb.TypeCode_INT64}
-	str := &spannerpb.Type{Code: spannerpb.TypeCode_STRING}
-	arr := func(e *spannerpb.Type) *spannerpb.Type {
-		return &spannerpb.Type{Code: spannerpb.TypeCode_ARRAY, ArrayElementType: e}
-	}
-	st := func(fs ...*spannerpb.StructType_Field) *spannerpb.Type {
-		return &spannerpb.Type{Code: spannerpb.TypeCode_STRUCT, StructType: &spannerpb.StructType{Fields: fs}}
-	}
-	f := func(n string, t *spannerpb.Type) *spannerpb.StructType_Field {
-		return &spannerpb.StructType_Field{Name: n, Type: t}
-	}
-	for _, c := range []struct {
-		t    *spannerpb.Type
-		want string
-	}{
-		{i64, "INT64"},
-		{&spannerpb.Type{Code: spannerpb.TypeCode_FLOAT32}, "FLOAT32"},
-		{&spannerpb.Type{Code: spannerpb.TypeCode_INTERVAL}, "INTERVAL"},
-		{arr(i64), "ARRAY<INT64>"},
-		{st(f("a", i64), f("b", str)), "STRUCT<a INT64, b STRING>"},
-		{arr(st(f("", i64), f("x", arr(&spannerpb.Type{Code: spannerpb.TypeCode_BYTES})))), "ARRAY<STRUCT<INT64, x ARRAY<BYTES>>>"},
-		{st(), "STRUCT<>"},
-		{st(f("a b", i64), f("1x", str), f("q`", str)), "STRUCT<`a b` INT64, `1x` STRING, `q\\`` STRING>"},
-		{&spannerpb.Type{Code: spannerpb.TypeCode_PROTO, ProtoTypeFqn: "a.B"}, "a.B"},
-		{&spannerpb.Type{Code: spannerpb.TypeCode_ENUM}, "ENUM"},
-		{&spannerpb.Type{Code: spannerpb.TypeCode_NUMERIC, TypeAnnotation: spannerpb.TypeAnnotationCode_PG_NUMERIC}, "NUMERIC"},
-		{nil, "NULL"},
-		{&spannerpb.Type{Code: 99}, "TYPE_CODE(99)"},
-	} {
-		if got := TypeName(c.t); got != c.want {
-			t.Errorf("TypeName = %q, want %q", got, c.want)
-		}
 	}
 }
 
