@@ -96,7 +96,7 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 // stream runs a streaming query and returns its Rows once the first
 // response arrived. The stream resumes after transient failures.
 func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, opts QueryOptions) (*rows.Rows, error) {
-	ctx = c.client.Context(ctx, leader)
+	ctx = c.client.SessionContext(ctx, req.Session, leader)
 	var cancel context.CancelFunc
 	if c.cfg.StatementTimeout > 0 {
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.StatementTimeout)

@@ -111,15 +111,17 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 	}
 	s.pending = append(s.pending, f)
 	s.pendingBytes += int64(len(f.Data))
-	switch {
-	case len(f.Msg.ResumeToken) > 0:
-		s.token = append(s.token[:0], f.Msg.ResumeToken...)
-		s.flushPending()
-	case f.Msg.Last:
+	if f.Msg.Last {
 		// Nothing follows: stop reading. The trailers are usually in
 		// already; Close cancels the call only if they are not.
 		s.flushPending()
 		s.done, s.finalErr = true, io.EOF
+		return nil
+	}
+	switch {
+	case len(f.Msg.ResumeToken) > 0:
+		s.token = append(s.token[:0], f.Msg.ResumeToken...)
+		s.flushPending()
 	case s.pendingBytes > s.maxBuffered:
 		s.resumable = false
 		s.flushPending()
