@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -93,6 +94,9 @@ func run(ctx context.Context) error {
 	}
 	fmt.Println("raw mode, RawBytes used before Next:", used)
 	fmt.Printf("raw mode, RawBytes kept past Next (poisoned): %q\n", aliases[0])
+	if len(aliases[0]) == 0 || bytes.Count(aliases[0], []byte{0xAA}) != len(aliases[0]) {
+		return fmt.Errorf("a RawBytes kept past Next should read the poison pattern, got %q", aliases[0])
+	}
 
 	// 4. Raw decode for one query only, on a safe connection.
 	kept, err = bodies(ctx, safe, func(rows *sql.Rows) (string, error) {
