@@ -128,7 +128,7 @@ func arrayDecoderFor(elem *spannerpb.Type, o Options) valueFunc {
 	case codeBool:
 		return arrayDecoder(nullable(parseBool, func(b bool) spanner.NullBool { return spanner.NullBool{Bool: b, Valid: true} }))
 	case codeInt64, codeEnum:
-		return arrayDecoder(nullable(parseInt64, func(n int64) spanner.NullInt64 { return spanner.NullInt64{Int64: n, Valid: true} }))
+		return int64ArrayDecoder(arrayDecoder(nullable(parseInt64, func(n int64) spanner.NullInt64 { return spanner.NullInt64{Int64: n, Valid: true} })))
 	case codeFloat64:
 		return arrayDecoder(nullable(parseFloat64, func(f float64) spanner.NullFloat64 { return spanner.NullFloat64{Float64: f, Valid: true} }))
 	case codeFloat32:
@@ -163,4 +163,34 @@ func arrayDecoderFor(elem *spannerpb.Type, o Options) valueFunc {
 		return arrayDecoder(structElem(elem.GetStructType()))
 	}
 	return nil
+}
+
+// int64ArrayDecoder decodes ARRAY<INT64>, the commonest array, without a
+// function call per element when every element is a plain decimal string or
+// NULL; anything else goes to the general decoder.
+func int64ArrayDecoder(general valueFunc) valueFunc {
+	return func(v Value, a *arena) (driver.Value, error) {
+		if v.Kind != KindList {
+			return general(v, a)
+		}
+		n, err := Count(v.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]spanner.NullInt64, n)
+		it := Elements(v.Bytes)
+		for i := range out {
+			e, _ := it.Next()
+			if s, ok := stringPayload(e); ok {
+				if x, ok := parseDecimalInt64(s); ok {
+					out[i] = spanner.NullInt64{Int64: x, Valid: true}
+					continue
+				}
+			} else if len(e) == 2 && e[0] == fieldNull<<3 && e[1] == 0 {
+				continue
+			}
+			return general(v, a)
+		}
+		return out, nil
+	}
 }

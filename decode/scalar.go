@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"math"
+	"math/big"
 	"time"
 	"unsafe"
 )
@@ -209,8 +210,12 @@ func decodeNumeric(v Value, _ *arena) (driver.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return *r, nil
+	// The value is a big.Rat (not a pointer), as go-sql-spanner returns
+	// it; boxing r itself saves copying it into a second allocation.
+	return box(ratType, unsafe.Pointer(r)), nil
 }
+
+var ratType = typeWord(big.Rat{})
 
 func decodeNumericString(v Value, a *arena) (driver.Value, error) {
 	if v.Kind == KindNull {
