@@ -44,14 +44,6 @@ func (a *arena) reset(size int) {
 			a.slab = slabWords(size)
 		} else if a.poison {
 			poisonBytes(a.slab)
-		} else {
-			// Storing a header runs a write barrier that reports the
-			// word it overwrites to the collector. A reused slab holds
-			// stale headers (into released frames) and decoded BYTES
-			// content at those offsets; the collector throws on such
-			// a word when it points into a freed span. Zeroed words
-			// (or the poison pattern, never a heap address) are ignored.
-			clear(a.slab[:size])
 		}
 		return
 	}
@@ -127,16 +119,32 @@ func (a *arena) string(s []byte) driver.Value {
 		data = a.take(roundUp8(len(s)))
 		copy(unsafe.Slice((*byte)(data), len(s)), s)
 	}
-	*(*string)(hdr) = unsafe.String((*byte)(data), len(s))
+	*(*stringWords)(hdr) = stringWords{uintptr(data), len(s)}
 	return box(stringType, hdr)
 }
 
 // bytesHeader boxes b as a []byte whose header lives in the slab.
 func (a *arena) bytesHeader(b []byte) driver.Value {
 	hdr := a.take(24)
-	*(*[]byte)(hdr) = b
+	*(*sliceWords)(hdr) = sliceWords{uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b), cap(b)}
 	return box(bytesType, hdr)
 }
+
+// Headers are written into the slab as plain words. The slab is pointer-free
+// memory the collector never scans, so a typed pointer store there would only
+// run a write barrier for nothing, and that barrier reads the word it
+// overwrites: in a reused raw slab, a stale header into a released frame.
+// Word stores have no barrier, cost less, and make a stale word harmless.
+type (
+	stringWords struct {
+		data uintptr
+		len  int
+	}
+	sliceWords struct {
+		data     uintptr
+		len, cap int
+	}
+)
 
 // bytesBuffer returns n bytes of slab for decoded BYTES content (safe mode).
 func (a *arena) bytesBuffer(n int) []byte {

@@ -195,8 +195,10 @@ func decodeTimestamp(v Value, a *arena) (driver.Value, error) {
 }
 
 func (a *arena) time(t time.Time) driver.Value {
+	// A UTC time.Time has a nil location, so its words are copied as
+	// plain words (see stringWords).
 	p := a.take(timeSize)
-	*(*time.Time)(p) = t
+	*(*[timeSize / 8]uint64)(p) = *(*[timeSize / 8]uint64)(unsafe.Pointer(&t))
 	return box(timeType, p)
 }
 
