@@ -18,7 +18,10 @@ import (
 // identifiers and comments into @p1, @p2, ... and reports how many there were
 // and whether the SQL also names @parameters (mixing the two is an error).
 func rewritePositional(sql string) (out string, positional int, named bool) {
+	// Copy only when there is something to rewrite: most statements have no
+	// `?`, and building a copy of them would be work on every query.
 	var b strings.Builder
+	done := 0 // sql[:done] is in b already
 	for i := 0; i < len(sql); {
 		c := sql[i]
 		switch {
@@ -27,41 +30,38 @@ func rewritePositional(sql string) (out string, positional int, named bool) {
 			if b.Len() == 0 {
 				b.Grow(len(sql) + 8)
 			}
+			b.WriteString(sql[done:i])
 			b.WriteString("@p")
 			b.WriteString(strconv.Itoa(positional))
 			i++
+			done = i
 			continue
 		case c == '@' && i+1 < len(sql) && isIdentStart(sql[i+1]):
 			named = true
 		case c == '\'' || c == '"' || c == '`':
-			j := skipQuoted(sql, i)
-			b.WriteString(sql[i:j])
-			i = j
+			i = skipQuoted(sql, i)
 			continue
 		case c == '-' && strings.HasPrefix(sql[i:], "--"), c == '#':
 			j := strings.IndexByte(sql[i:], '\n')
 			if j < 0 {
 				j = len(sql) - i
 			}
-			b.WriteString(sql[i : i+j])
 			i += j
 			continue
 		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
-			j := strings.Index(sql[i+2:], "*/")
-			end := len(sql)
-			if j >= 0 {
-				end = i + 2 + j + 2
+			if j := strings.Index(sql[i+2:], "*/"); j >= 0 {
+				i += 2 + j + 2
+			} else {
+				i = len(sql)
 			}
-			b.WriteString(sql[i:end])
-			i = end
 			continue
 		}
-		b.WriteByte(c)
 		i++
 	}
 	if positional == 0 {
 		return sql, 0, named
 	}
+	b.WriteString(sql[done:])
 	return b.String(), positional, named
 }
 
