@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"strings"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -90,7 +91,28 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		QueryOptions:   c.queryOptions(),
 		RequestOptions: c.requestOptions(),
 	}
-	return c.stream(ctx, req, false, opts)
+	r, err := c.stream(ctx, req, false, opts)
+	if isSessionNotFound(err) {
+		// The server lost the session (it never does so silently for a
+		// live multiplexed session, but it may after a long idle or a
+		// server restart). Nothing was returned to the caller yet, so
+		// replace the session and run the query once more.
+		c.client.InvalidateSession(session)
+		if req.Session, err = c.client.Session(ctx); err != nil {
+			return nil, err
+		}
+		r, err = c.stream(ctx, req, false, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// isSessionNotFound reports Spanner's "Session not found" error.
+func isSessionNotFound(err error) bool {
+	s, ok := status.FromError(err)
+	return ok && s.Code() == codes.NotFound && strings.Contains(s.Message(), "Session not found")
 }
 
 // stream runs a streaming query and returns its Rows once the first
