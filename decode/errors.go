@@ -42,7 +42,10 @@ func wireError(what string, n int) error {
 	return &ProtocolError{What: what, Err: protowire.ParseError(n), Code: codes.Internal}
 }
 
-func protocolErrorf(format string, args ...any) error {
+// ProtocolErrorf returns a *ProtocolError with code FailedPrecondition: the
+// stream broke the result-stream protocol (a chunk that cannot be merged, a
+// row cut short).
+func ProtocolErrorf(format string, args ...any) error {
 	return &ProtocolError{What: fmt.Sprintf(format, args...), Code: codes.FailedPrecondition}
 }
 

@@ -93,7 +93,7 @@ func (m *Merger) Simple() bool { return m.pending == nil && m.msg != nil && !m.m
 // End checks that the stream did not stop inside a chunked value.
 func (m *Merger) End() error {
 	if m.pending != nil {
-		return protocolErrorf("stream ended inside a chunked %s value", m.pending.kind)
+		return ProtocolErrorf("stream ended inside a chunked %s value", m.pending.kind)
 	}
 	return nil
 }
@@ -124,7 +124,7 @@ const maxChunkDepth = 10000
 
 func nodeOf(v Value, raw []byte, depth int) (*chunkNode, error) {
 	if depth > maxChunkDepth {
-		return nil, protocolErrorf("chunked value nested more than %d levels deep", maxChunkDepth)
+		return nil, ProtocolErrorf("chunked value nested more than %d levels deep", maxChunkDepth)
 	}
 	switch v.Kind {
 	case KindString:
@@ -139,7 +139,7 @@ func nodeOf(v Value, raw []byte, depth int) (*chunkNode, error) {
 		}
 		return n, it.Err()
 	case KindUnset:
-		return nil, protocolErrorf("chunked_value set on a value with no kind")
+		return nil, ProtocolErrorf("chunked_value set on a value with no kind")
 	}
 	// A number, bool, null or struct cannot be continued; keep it as a leaf so
 	// that a merge into it reports the violation.
@@ -168,7 +168,7 @@ func (n *chunkNode) appendElem(e []byte, depth int) error {
 // depth, as protocol.md describes.
 func (n *chunkNode) merge(b []byte, depth int) error {
 	if depth > maxChunkDepth {
-		return protocolErrorf("chunked value nested more than %d levels deep", maxChunkDepth)
+		return ProtocolErrorf("chunked value nested more than %d levels deep", maxChunkDepth)
 	}
 	r, err := ParseValue(b)
 	if err != nil {
@@ -193,9 +193,9 @@ func (n *chunkNode) merge(b []byte, depth int) error {
 		}
 		return it.Err()
 	case n.kind != KindString && n.kind != KindList:
-		return protocolErrorf("cannot merge a chunk into a %s value", n.kind)
+		return ProtocolErrorf("cannot merge a chunk into a %s value", n.kind)
 	default:
-		return protocolErrorf("cannot merge a %s chunk into a %s value", r.Kind, n.kind)
+		return ProtocolErrorf("cannot merge a %s chunk into a %s value", r.Kind, n.kind)
 	}
 }
 

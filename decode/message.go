@@ -91,7 +91,7 @@ func (m *Message) Scan(b []byte) error {
 		}
 	}
 	if m.ChunkedValue && m.NumValues == 0 {
-		return protocolErrorf("chunked_value set on a message with no values")
+		return ProtocolErrorf("chunked_value set on a message with no values")
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package rows
 
 import (
 	"database/sql/driver"
-	"fmt"
 	"io"
 	"reflect"
 
@@ -199,7 +198,7 @@ func (r *Rows) gather() error {
 		}
 		if err := r.advance(); err != nil {
 			if err == io.EOF && i > 0 {
-				return decodeErrorf("stream ended after %d of the %d values of a row", i, n)
+				return decode.ProtocolErrorf("stream ended after %d of the %d values of a row", i, n)
 			}
 			return err
 		}
@@ -283,7 +282,3 @@ func (r *Rows) ColumnTypeDatabaseTypeName(i int) string { return r.Plan().Column
 // ColumnTypeNullable reports every column as nullable: Spanner's result
 // metadata does not say whether a column is NOT NULL.
 func (r *Rows) ColumnTypeNullable(int) (nullable, ok bool) { return true, true }
-
-func decodeErrorf(format string, args ...any) error {
-	return &decode.ProtocolError{What: fmt.Sprintf(format, args...), Code: codes.FailedPrecondition}
-}
