@@ -86,6 +86,26 @@ func (m *Merger) NextInMessage() []byte {
 	return m.values.Next()
 }
 
+// NextRow fills row with the next len(row) values of the current message,
+// for callers that checked Simple and Remaining. Values of up to 127 bytes,
+// the usual case, are taken without a call.
+func (m *Merger) NextRow(row [][]byte) {
+	b := m.values.rest
+	for i := range row {
+		if len(b) > 1 && b[0] == valuesTag && b[1] < 0x80 && 2+int(b[1]) <= len(b) {
+			l := 2 + int(b[1])
+			row[i] = b[2:l]
+			b = b[l:]
+			continue
+		}
+		m.values.rest = b
+		row[i] = m.values.Next()
+		b = m.values.rest
+	}
+	m.values.rest = b
+	m.idx += len(row)
+}
+
 // Simple reports whether the current message's values can be taken with
 // NextInMessage: nothing pending and no chunk at its end.
 func (m *Merger) Simple() bool { return m.pending == nil && m.msg != nil && !m.msg.ChunkedValue }

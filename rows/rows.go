@@ -181,9 +181,7 @@ func (r *Rows) Next(dest []driver.Value) error {
 func (r *Rows) gather() error {
 	n := len(r.row)
 	if r.merger.Simple() && r.merger.Remaining() >= n {
-		for i := range r.row {
-			r.row[i] = r.merger.NextInMessage()
-		}
+		r.merger.NextRow(r.row)
 		return nil
 	}
 	for i := 0; i < n; {
