@@ -7,23 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/big"
 	"math/rand/v2"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 	"unicode/utf8"
 
-	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spannerfast/spannerfast/decode"
+	"github.com/spannerfast/spannerfast/internal/valuetext"
 	"github.com/spannerfast/spannerfast/internal/wire"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -255,7 +251,7 @@ func canonRow(p *decode.Plan, row []driver.Value) string {
 		if i > 0 {
 			b.WriteString(" | ")
 		}
-		writeCanon(&b, reflect.ValueOf(v))
+		valuetext.Write(&b, reflect.ValueOf(v))
 	}
 	return b.String()
 }
@@ -287,86 +283,6 @@ func expectedRows(t testing.TB, m *spannerpb.ResultSetMetadata, values []*struct
 		out = append(out, canonRow(p, dest))
 	}
 	return out
-}
-
-var (
-	ratType      = reflect.TypeFor[big.Rat]()
-	timeType     = reflect.TypeFor[time.Time]()
-	intervalType = reflect.TypeFor[spanner.Interval]()
-	rowType      = reflect.TypeFor[spanner.Row]()
-)
-
-func writeCanon(b *strings.Builder, v reflect.Value) {
-	if !v.IsValid() {
-		b.WriteString("nil")
-		return
-	}
-	switch v.Type() {
-	case ratType:
-		r := v.Interface().(big.Rat)
-		b.WriteString("rat(" + r.RatString() + ")")
-		return
-	case timeType:
-		b.WriteString(v.Interface().(time.Time).Format(time.RFC3339Nano))
-		return
-	case intervalType:
-		b.WriteString(v.Interface().(spanner.Interval).String())
-		return
-	case rowType:
-		r := v.Interface().(spanner.Row)
-		b.WriteString("row{")
-		for i := range r.Size() {
-			var g spanner.GenericColumnValue
-			_ = r.Column(i, &g)
-			fmt.Fprintf(b, "%s:%v ", r.ColumnName(i), g.Value.AsInterface())
-		}
-		b.WriteString("}")
-		return
-	}
-	switch v.Kind() {
-	case reflect.Interface, reflect.Pointer:
-		if v.IsNil() {
-			fmt.Fprintf(b, "%s(nil)", v.Type())
-			return
-		}
-		writeCanon(b, v.Elem())
-	case reflect.Slice:
-		if v.IsNil() {
-			fmt.Fprintf(b, "%s(nil)", v.Type())
-			return
-		}
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			fmt.Fprintf(b, "bytes(%q)", v.Bytes())
-			return
-		}
-		fmt.Fprintf(b, "%s{", v.Type())
-		for i := range v.Len() {
-			writeCanon(b, v.Index(i))
-			b.WriteString(",")
-		}
-		b.WriteString("}")
-	case reflect.Struct:
-		t := v.Type()
-		fmt.Fprintf(b, "%s{", t)
-		for i := range t.NumField() {
-			if t.Field(i).IsExported() {
-				writeCanon(b, v.Field(i))
-				b.WriteString(",")
-			}
-		}
-		b.WriteString("}")
-	case reflect.Float32, reflect.Float64:
-		f := v.Float()
-		s := strconv.FormatFloat(f, 'g', -1, 64)
-		if f == 0 && math.Signbit(f) {
-			s = "-0"
-		}
-		b.WriteString(v.Type().String() + "(" + s + ")")
-	case reflect.Map:
-		fmt.Fprintf(b, "%v", v.Interface())
-	default:
-		fmt.Fprintf(b, "%s(%#v)", v.Type(), v.Interface())
-	}
 }
 
 // ---- database/sql ----

@@ -60,12 +60,12 @@ func TestMultiMessageResult(t *testing.T) {
 			str("6"), str("six"), list(str("z"))), Last: true}),
 	}
 	want := []string{
-		`int64(1) | string("one") | []spanner.NullString{spanner.NullString{string("a"),bool(true),},}`,
-		`int64(2) | string("two") | []spanner.NullString{spanner.NullString{string("b"),bool(true),},spanner.NullString{string("c"),bool(true),},}`,
-		`int64(3) | string("three") | []spanner.NullString{spanner.NullString{string("x"),bool(true),},spanner.NullString{string("long"),bool(true),},spanner.NullString{string(""),bool(false),},}`,
+		`int64(1) | string("one") | []spanner.NullString{spanner.NullString{StringVal: string("a"), Valid: bool(true)}}`,
+		`int64(2) | string("two") | []spanner.NullString{spanner.NullString{StringVal: string("b"), Valid: bool(true)}, spanner.NullString{StringVal: string("c"), Valid: bool(true)}}`,
+		`int64(3) | string("three") | []spanner.NullString{spanner.NullString{StringVal: string("x"), Valid: bool(true)}, spanner.NullString{StringVal: string("long"), Valid: bool(true)}, spanner.NullString{StringVal: string(""), Valid: bool(false)}}`,
 		`int64(4) | nil | []spanner.NullString(nil)`,
 		`int64(5) | string("") | []spanner.NullString{}`,
-		`int64(6) | string("six") | []spanner.NullString{spanner.NullString{string("z"),bool(true),},}`,
+		`int64(6) | string("six") | []spanner.NullString{spanner.NullString{StringVal: string("z"), Valid: bool(true)}}`,
 	}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
