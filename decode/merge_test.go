@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spannerfast/spannerfast/decode"
+	"github.com/spannerfast/spannerfast/internal/fakespanner"
 )
 
 // mergeAll feeds encoded PartialResultSets to a Merger and returns every
@@ -187,70 +188,6 @@ func TestMergeArray(t *testing.T) {
 	})
 }
 
-// splitValue cuts v into a left and right chunk whose merge is v, following
-// the merge rules: strings split anywhere; a list splits inside one element,
-// which must be continued by the right side's first element when it is a
-// string or a list. ok is false for values that cannot be chunked.
-func splitValue(v *structpb.Value, r *rand.Rand) (left, right *structpb.Value, ok bool) {
-	switch k := v.GetKind().(type) {
-	case *structpb.Value_StringValue:
-		s := k.StringValue
-		i := r.IntN(len(s) + 1)
-		return str(s[:i]), str(s[i:]), true
-	case *structpb.Value_ListValue:
-		es := k.ListValue.GetValues()
-		if len(es) == 0 {
-			return list(), list(), true
-		}
-		i := r.IntN(len(es))
-		l := append([]*structpb.Value(nil), es[:i]...)
-		var rest []*structpb.Value
-		if el, er, ok := splitValue(es[i], r); ok {
-			l = append(l, el)
-			rest = append(rest, er)
-		} else {
-			l = append(l, es[i])
-		}
-		rest = append(rest, es[i+1:]...)
-		return list(l...), list(rest...), true
-	}
-	return nil, nil, false
-}
-
-// chunkStream lays values out over messages, cutting some of them into
-// several chunks and breaking messages at random between values.
-func chunkStream(values []*structpb.Value, r *rand.Rand, md *spannerpb.ResultSetMetadata) [][]byte {
-	var msgs [][]byte
-	cur := &spannerpb.PartialResultSet{Metadata: md}
-	flush := func(chunked bool) {
-		cur.ChunkedValue = chunked
-		msgs = append(msgs, prs(cur))
-		cur = &spannerpb.PartialResultSet{}
-	}
-	for _, v := range values {
-		pieces := []*structpb.Value{v}
-		for n := r.IntN(4); n > 0; n-- {
-			last := pieces[len(pieces)-1]
-			l, rt, ok := splitValue(last, r)
-			if !ok {
-				break
-			}
-			pieces = append(pieces[:len(pieces)-1], l, rt)
-		}
-		for i, p := range pieces {
-			cur.Values = append(cur.Values, p)
-			if i < len(pieces)-1 {
-				flush(true)
-			}
-		}
-		if r.IntN(3) == 0 {
-			flush(false)
-		}
-	}
-	flush(false)
-	return msgs
-}
-
 // randomValue makes a value with nested lists, strings and scalars.
 func randomValue(r *rand.Rand, depth int) *structpb.Value {
 	switch n := r.IntN(10); {
@@ -278,12 +215,19 @@ func randomValue(r *rand.Rand, depth int) *structpb.Value {
 // places against the values themselves.
 func TestMergeRandomChunking(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
+	chunked := 0
+	defer func() {
+		if chunked < 100 {
+			t.Errorf("only %d chunked messages in 500 random streams", chunked)
+		}
+	}()
 	for iter := range 500 {
 		values := make([]*structpb.Value, 1+r.IntN(12))
 		for i := range values {
 			values[i] = randomValue(r, 0)
 		}
 		msgs := chunkStream(values, r, nil)
+		chunked += countChunked(t, msgs)
 		got, err := mergeAll(msgs)
 		if err != nil {
 			t.Fatalf("iteration %d: %v", iter, err)
@@ -499,4 +443,31 @@ func TestMergeDeepNesting(t *testing.T) {
 			}
 		}
 	}
+}
+
+// chunkStream cuts values into randomly chunked messages with the fake
+// server's splitter (random breaks, chunk points in strings and nested
+// lists, empty messages); md goes on the first message.
+func chunkStream(values []*structpb.Value, r *rand.Rand, md *spannerpb.ResultSetMetadata) [][]byte {
+	rs := &spannerpb.ResultSet{Metadata: md, Rows: []*structpb.ListValue{{Values: values}}}
+	var out [][]byte
+	for _, m := range fakespanner.Split(rs, fakespanner.SplitOptions{Random: true, Seed: r.Int64()}) {
+		out = append(out, prs(m))
+	}
+	return out
+}
+
+// countChunked counts the messages with chunked_value set.
+func countChunked(t testing.TB, msgs [][]byte) int {
+	n := 0
+	for _, b := range msgs {
+		var m decode.Message
+		if err := m.Scan(b); err != nil {
+			t.Fatal(err)
+		}
+		if m.ChunkedValue {
+			n++
+		}
+	}
+	return n
 }

@@ -5,20 +5,19 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
-	"unicode/utf8"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spannerfast/spannerfast/decode"
+	"github.com/spannerfast/spannerfast/internal/fakespanner"
 	"github.com/spannerfast/spannerfast/internal/valuetext"
 	"github.com/spannerfast/spannerfast/internal/wire"
 	"github.com/spannerfast/spannerfast/rows"
@@ -153,71 +152,6 @@ func enc(v *structpb.Value) []byte {
 	return b
 }
 
-// splitValue cuts v into two chunks whose merge is v (see decode's tests).
-func splitValue(v *structpb.Value, r *rand.Rand) (left, right *structpb.Value, ok bool) {
-	switch k := v.GetKind().(type) {
-	case *structpb.Value_StringValue:
-		// Cut at a rune boundary: the official marshaller refuses invalid
-		// UTF-8 in string_value.
-		s := k.StringValue
-		i := r.IntN(len(s) + 1)
-		for i < len(s) && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		return str(s[:i]), str(s[i:]), true
-	case *structpb.Value_ListValue:
-		es := k.ListValue.GetValues()
-		if len(es) == 0 {
-			return list(), list(), true
-		}
-		i := r.IntN(len(es))
-		l := append([]*structpb.Value(nil), es[:i]...)
-		var rest []*structpb.Value
-		if el, er, ok := splitValue(es[i], r); ok {
-			l, rest = append(l, el), append(rest, er)
-		} else {
-			l = append(l, es[i])
-		}
-		return list(l...), list(append(rest, es[i+1:]...)...), true
-	}
-	return nil, nil, false
-}
-
-// chunkStream lays rows of values out over messages at random: messages
-// break anywhere, inside rows and inside values (chunked_value). The first
-// message carries the metadata; the last has last=true when markLast.
-func chunkStream(m *spannerpb.ResultSetMetadata, values []*structpb.Value, r *rand.Rand, markLast bool) [][]byte {
-	var msgs [][]byte
-	cur := &spannerpb.PartialResultSet{Metadata: m}
-	flush := func(chunked bool) {
-		cur.ChunkedValue = chunked
-		msgs = append(msgs, prs(cur))
-		cur = &spannerpb.PartialResultSet{ResumeToken: []byte(fmt.Sprint("t", len(msgs)))}
-	}
-	for _, v := range values {
-		pieces := []*structpb.Value{v}
-		for n := r.IntN(3); n > 0; n-- {
-			l, rt, ok := splitValue(pieces[len(pieces)-1], r)
-			if !ok {
-				break
-			}
-			pieces = append(pieces[:len(pieces)-1], l, rt)
-		}
-		for i, p := range pieces {
-			cur.Values = append(cur.Values, p)
-			if i < len(pieces)-1 {
-				flush(true)
-			}
-		}
-		if r.IntN(4) == 0 {
-			flush(false)
-		}
-	}
-	cur.Last = markLast
-	flush(false)
-	return msgs
-}
-
 // ---- reading ----
 
 // readAll reads every row with Next, rendering each before the next call
@@ -312,4 +246,16 @@ func (conn) Begin() (driver.Tx, error)           { return nil, errors.New("not s
 func (c conn) QueryContext(context.Context, string, []driver.NamedValue) (driver.Rows, error) {
 	s, o := c.mk()
 	return rows.Open(s, o)
+}
+
+// chunkStream cuts values into randomly chunked messages with the fake
+// server's splitter; m goes on the first message, last on the final one
+// when markLast is set.
+func chunkStream(m *spannerpb.ResultSetMetadata, values []*structpb.Value, r *rand.Rand, markLast bool) [][]byte {
+	rs := &spannerpb.ResultSet{Metadata: m, Rows: []*structpb.ListValue{{Values: values}}}
+	var out [][]byte
+	for _, p := range fakespanner.Split(rs, fakespanner.SplitOptions{Random: true, Seed: r.Int64(), Last: markLast}) {
+		out = append(out, prs(p))
+	}
+	return out
 }

@@ -93,6 +93,12 @@ func TestMultiMessageResult(t *testing.T) {
 // messages and chunks at random, and compares with decoding each row whole.
 func TestRandomStreams(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
+	chunked := 0
+	defer func() {
+		if chunked < 20 {
+			t.Errorf("only %d chunked messages in 60 random streams", chunked)
+		}
+	}()
 	for iter := range 60 {
 		rs := randrs.ResultSet(r, randrs.Options{MaxRows: 12, MaxColumns: 8})
 		var values []*structpb.Value
@@ -100,6 +106,12 @@ func TestRandomStreams(t *testing.T) {
 			values = append(values, row.GetValues()...)
 		}
 		msgs := chunkStream(rs.GetMetadata(), values, r, iter%2 == 0)
+		for _, b := range msgs {
+			var m decode.Message
+			if m.Scan(b) == nil && m.ChunkedValue {
+				chunked++
+			}
+		}
 		for _, m := range modes {
 			want := expectedRows(t, rs.GetMetadata(), values, m.opts.Decode)
 			s := newStream(t, msgs...)
