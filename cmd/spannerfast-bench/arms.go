@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -88,26 +89,13 @@ func selectArms(list string) (selected []armSpec, skipped []armSpec, err error) 
 		return selected, skipped, nil
 	}
 	want := map[string]bool{}
-	for _, n := range strings.Split(list, ",") {
-		n = strings.TrimSpace(n)
-		if n == "" {
-			continue
+	for _, n := range workload.ListNames(list) {
+		i := slices.IndexFunc(arms, func(a armSpec) bool { return a.id == n })
+		if i >= 0 && !arms[i].available {
+			return nil, nil, fmt.Errorf("arm %q is not available in this build: %s", n, arms[i].note)
 		}
-		found := false
-		for _, a := range arms {
-			if a.id == n {
-				found = true
-				if !a.available {
-					return nil, nil, fmt.Errorf("arm %q is not available in this build: %s", n, a.note)
-				}
-			}
-		}
-		if !found {
-			known := false
-			for _, k := range knownArmIDs {
-				known = known || k == n
-			}
-			if known {
+		if i < 0 {
+			if slices.Contains(knownArmIDs, n) {
 				return nil, nil, fmt.Errorf("arm %q is not compiled into this binary (built with -tags nospannerfast?)", n)
 			}
 			return nil, nil, fmt.Errorf("unknown arm %q (known: %s)", n, strings.Join(knownArmIDs, ", "))

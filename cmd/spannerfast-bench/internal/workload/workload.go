@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -256,6 +257,18 @@ func Catalog(scale float64) []*Workload {
 	return ws
 }
 
+// ListNames splits a comma-separated flag value into its trimmed, non-empty
+// names (the -workloads and -arms flags).
+func ListNames(list string) []string {
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Select returns the workloads named in list (comma separated; "" or "all"
 // for every visible one), in catalog order.
 func Select(list string, scale float64) ([]*Workload, error) {
@@ -270,18 +283,8 @@ func Select(list string, scale float64) ([]*Workload, error) {
 		return out, nil
 	}
 	want := map[string]bool{}
-	for _, n := range strings.Split(list, ",") {
-		n = strings.TrimSpace(n)
-		if n == "" {
-			continue
-		}
-		found := false
-		for _, w := range all {
-			if w.Name == n {
-				found = true
-			}
-		}
-		if !found {
+	for _, n := range ListNames(list) {
+		if !slices.ContainsFunc(all, func(w *Workload) bool { return w.Name == n }) {
 			return nil, fmt.Errorf("unknown workload %q (known: %s)", n, strings.Join(Names(), ", "))
 		}
 		want[n] = true
