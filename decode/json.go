@@ -103,18 +103,10 @@ func (p *jsonParser) object(depth int) (any, bool) {
 			return nil, false
 		}
 		m[k] = v
-		p.space()
-		if p.i >= len(p.b) {
+		if end, ok := p.separator('}'); !ok {
 			return nil, false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		} else if end {
 			return m, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -133,20 +125,30 @@ func (p *jsonParser) array(depth int) (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		p.space()
-		if p.i >= len(p.b) {
+		if end, ok := p.separator(']'); !ok {
 			return nil, false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		} else if end {
 			return a, true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// separator reads what follows an object member or array element: a comma
+// (end false) or the closing bracket (end true); anything else is not ok.
+func (p *jsonParser) separator(closer byte) (end, ok bool) {
+	p.space()
+	if p.i >= len(p.b) {
+		return false, false
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return false, true
+	case closer:
+		p.i++
+		return true, true
+	}
+	return false, false
 }
 
 // string reads a string with no escapes and valid UTF-8.
