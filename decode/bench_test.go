@@ -116,9 +116,7 @@ func benchDecode(b *testing.B, msgs [][]byte, o decode.Options) {
 		}
 		for {
 			if m.Simple() && m.Remaining() >= n {
-				for i := range row {
-					row[i] = m.NextInMessage()
-				}
+				m.NextRow(row)
 			} else {
 				got := 0
 				for got < n {

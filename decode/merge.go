@@ -79,13 +79,6 @@ func (m *Merger) Next() (v []byte, ok bool, err error) {
 	return nil, false, nil
 }
 
-// NextInMessage is Next without chunk handling, for callers that checked the
-// message has no chunked value and no chunk is pending. It is the hot path.
-func (m *Merger) NextInMessage() []byte {
-	m.idx++
-	return m.values.Next()
-}
-
 // NextRow fills row with the next len(row) values of the current message,
 // for callers that checked Simple and Remaining. Values of up to 127 bytes,
 // the usual case, are taken without a call.
