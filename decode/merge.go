@@ -100,7 +100,7 @@ func (m *Merger) NextRow(row [][]byte) {
 }
 
 // Simple reports whether the current message's values can be taken with
-// NextInMessage: nothing pending and no chunk at its end.
+// NextRow: nothing pending and no chunk at its end.
 func (m *Merger) Simple() bool { return m.pending == nil && m.msg != nil && !m.msg.ChunkedValue }
 
 // End checks that the stream did not stop inside a chunked value.
