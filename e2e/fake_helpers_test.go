@@ -274,54 +274,19 @@ func officialArray(g spanner.GenericColumnValue, m mode) (any, error) {
 	var err error
 	switch elem.GetCode() {
 	case spannerpb.TypeCode_BOOL:
-		var v []spanner.NullBool
-		err = g.Decode(&v)
-		out = v
-		if m.native {
-			out = nativeSlice(v, func(x spanner.NullBool) bool { return x.Bool })
-		}
+		out, err = officialSlice(g, m.native, func(x spanner.NullBool) bool { return x.Bool })
 	case spannerpb.TypeCode_INT64, spannerpb.TypeCode_ENUM:
-		var v []spanner.NullInt64
-		err = g.Decode(&v)
-		out = v
-		if m.native {
-			out = nativeSlice(v, func(x spanner.NullInt64) int64 { return x.Int64 })
-		}
+		out, err = officialSlice(g, m.native, func(x spanner.NullInt64) int64 { return x.Int64 })
 	case spannerpb.TypeCode_FLOAT64:
-		var v []spanner.NullFloat64
-		err = g.Decode(&v)
-		out = v
-		if m.native {
-			out = nativeSlice(v, func(x spanner.NullFloat64) float64 { return x.Float64 })
-		}
+		out, err = officialSlice(g, m.native, func(x spanner.NullFloat64) float64 { return x.Float64 })
 	case spannerpb.TypeCode_FLOAT32:
-		var v []spanner.NullFloat32
-		err = g.Decode(&v)
-		out = v
-		if m.native {
-			out = nativeSlice(v, func(x spanner.NullFloat32) float32 { return x.Float32 })
-		}
+		out, err = officialSlice(g, m.native, func(x spanner.NullFloat32) float32 { return x.Float32 })
 	case spannerpb.TypeCode_STRING:
-		var v []spanner.NullString
-		err = g.Decode(&v)
-		out = v
-		if m.native {
-			out = nativeSlice(v, func(x spanner.NullString) string { return x.StringVal })
-		}
+		out, err = officialSlice(g, m.native, func(x spanner.NullString) string { return x.StringVal })
 	case spannerpb.TypeCode_DATE:
-		var v []spanner.NullDate
-		err = g.Decode(&v)
-		out = v
-		if m.native {
-			out = nativeSlice(v, func(x spanner.NullDate) civil.Date { return x.Date })
-		}
+		out, err = officialSlice(g, m.native, func(x spanner.NullDate) civil.Date { return x.Date })
 	case spannerpb.TypeCode_TIMESTAMP:
-		var v []spanner.NullTime
-		err = g.Decode(&v)
-		out = v
-		if m.native {
-			out = nativeSlice(v, func(x spanner.NullTime) time.Time { return x.Time })
-		}
+		out, err = officialSlice(g, m.native, func(x spanner.NullTime) time.Time { return x.Time })
 	case spannerpb.TypeCode_NUMERIC:
 		var v []spanner.NullNumeric
 		err = g.Decode(&v)
@@ -345,28 +310,15 @@ func officialArray(g spanner.GenericColumnValue, m mode) (any, error) {
 			out = nativeSlice(v, func(x spanner.NullNumeric) big.Rat { return x.Numeric })
 		}
 	case spannerpb.TypeCode_JSON:
-		var v []spanner.NullJSON
-		err = g.Decode(&v)
-		out = v
+		out, err = officialSlice(g, false, func(x spanner.NullJSON) spanner.NullJSON { return x })
 	case spannerpb.TypeCode_UUID:
-		var v []spanner.NullUUID
-		err = g.Decode(&v)
-		out = v
-		if m.native {
-			out = nativeSlice(v, func(x spanner.NullUUID) string { return x.UUID.String() })
-		}
+		out, err = officialSlice(g, m.native, func(x spanner.NullUUID) string { return x.UUID.String() })
 	case spannerpb.TypeCode_BYTES, spannerpb.TypeCode_PROTO:
-		var v [][]byte
-		err = g.Decode(&v)
-		out = v
+		out, err = officialSlice(g, false, func(x []byte) []byte { return x })
 	case spannerpb.TypeCode_INTERVAL:
-		var v []spanner.NullInterval
-		err = g.Decode(&v)
-		out = v
+		out, err = officialSlice(g, false, func(x spanner.NullInterval) spanner.NullInterval { return x })
 	case spannerpb.TypeCode_STRUCT:
-		var v []spanner.NullRow
-		err = g.Decode(&v)
-		out = v
+		out, err = officialSlice(g, false, func(x spanner.NullRow) spanner.NullRow { return x })
 	default:
 		return nil, fmt.Errorf("no mapping for type %s", decode.TypeName(g.Type))
 	}
@@ -374,6 +326,19 @@ func officialArray(g spanner.GenericColumnValue, m mode) (any, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// officialSlice decodes an array with the official client into []N and,
+// for decode_to_native_arrays, converts it with pick.
+func officialSlice[N, T any](g spanner.GenericColumnValue, native bool, pick func(N) T) (any, error) {
+	var v []N
+	if err := g.Decode(&v); err != nil {
+		return nil, err
+	}
+	if native {
+		return nativeSlice(v, pick), nil
+	}
+	return v, nil
 }
 
 // nativeSlice converts []spanner.NullX to []x; nil stays a typed nil. The
