@@ -26,7 +26,11 @@ type Conn struct {
 	cfg    dsn.Config // per-connection copy: SET changes it here only
 	closed bool
 
-	pendingOptions QueryOptions // from the current statement's arguments
+	pending pendingOptions // options removed from the current statement's arguments
+
+	// stateUnknown marks a connection that an interrupted operation left in
+	// a state the driver cannot vouch for; database/sql then discards it.
+	stateUnknown bool
 
 	roSelector  *spannerpb.TransactionSelector // for roStaleness, shared by requests
 	roStaleness dsn.Staleness
@@ -41,6 +45,7 @@ var (
 	_ driver.Pinger             = (*Conn)(nil)
 	_ driver.NamedValueChecker  = (*Conn)(nil)
 	_ driver.Validator          = (*Conn)(nil)
+	_ driver.SessionResetter    = (*Conn)(nil)
 )
 
 // New returns a connection on c.
@@ -62,18 +67,33 @@ var errNotYet = errors.New("not supported yet")
 // transaction at read_only_staleness. The first response is read before it
 // returns, so a failing query fails here.
 func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	opts, args := c.pending.take(args)
+	return c.query(ctx, query, args, opts)
+}
+
+// query runs a statement that returns rows, with the options that came with
+// it. Conn.QueryContext and stmt.QueryContext share it.
+func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
 	if c.closed {
 		return nil, driver.ErrBadConn
 	}
-	if st := classify(query); st.kind == kindClientShow {
+	st := classify(query)
+	switch st.kind {
+	case kindClientShow:
 		return c.showVariable(st.rest)
-	} else if st.kind == kindClientSet || st.kind == kindClientReset {
+	case kindClientSet, kindClientReset:
 		if _, err := c.execClientStatement(st); err != nil {
 			return nil, err
 		}
 		return &valueRows{done: true}, nil
 	}
-	opts := c.takeQueryOptions()
+	// Taken before anything can fail: a one-shot statement_tag belongs to
+	// this statement whether or not it gets sent.
+	reqOpts := c.takeRequestOptions()
+	if st.kind == kindDML || st.kind == kindDDL {
+		return nil, status.Errorf(codes.Unimplemented,
+			"spannerfast: %s statements are %v (neither through QueryContext nor ExecContext); nothing was sent", st.keyword, errNotYet)
+	}
 	sql, params, types, err := buildParams(query, args)
 	if err != nil {
 		return nil, err
@@ -89,7 +109,7 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 		ParamTypes:     types,
 		Transaction:    c.singleUseReadOnly(),
 		QueryOptions:   c.queryOptions(),
-		RequestOptions: c.requestOptions(),
+		RequestOptions: reqOpts,
 	}
 	r, err := c.stream(ctx, req, false, opts)
 	if isSessionNotFound(err) {
@@ -171,13 +191,17 @@ func (c *Conn) singleUseReadOnly() *spannerpb.TransactionSelector {
 	return c.roSelector
 }
 
-// requestOptions returns the priority and tag options, nil when both are
-// unset (the common case costs nothing).
-func (c *Conn) requestOptions() *spannerpb.RequestOptions {
-	if c.cfg.RPCPriority.Proto() == spannerpb.RequestOptions_PRIORITY_UNSPECIFIED && c.cfg.StatementTag == "" {
+// takeRequestOptions returns the priority and tag options of a statement
+// about to be sent, nil when both are unset (the common case costs
+// nothing). statement_tag tags only the next statement sent, as
+// go-sql-spanner's does, so taking it clears it.
+func (c *Conn) takeRequestOptions() *spannerpb.RequestOptions {
+	tag := c.cfg.StatementTag
+	c.cfg.StatementTag = ""
+	if c.cfg.RPCPriority.Proto() == spannerpb.RequestOptions_PRIORITY_UNSPECIFIED && tag == "" {
 		return nil
 	}
-	return &spannerpb.RequestOptions{Priority: c.cfg.RPCPriority.Proto(), RequestTag: c.cfg.StatementTag}
+	return &spannerpb.RequestOptions{Priority: c.cfg.RPCPriority.Proto(), RequestTag: tag}
 }
 
 func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {
@@ -193,11 +217,36 @@ func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {
 // ExecContext runs client-side statements (SET, RESET). DML and DDL come
 // with the transaction work; until then they fail without sending anything.
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	c.takeQueryOptions()
-	if st := classify(query); st.kind == kindClientSet || st.kind == kindClientReset {
-		return c.execClientStatement(st)
+	_, args = c.pending.take(args)
+	return c.exec(ctx, query, args)
+}
+
+// exec runs a statement that returns no rows. Conn.ExecContext and
+// stmt.ExecContext share it.
+func (c *Conn) exec(_ context.Context, query string, _ []driver.NamedValue) (driver.Result, error) {
+	if c.closed {
+		return nil, driver.ErrBadConn
 	}
-	return nil, status.Errorf(codes.Unimplemented, "spannerfast: Exec (DML, DDL and client-side statements) is %v; use QueryContext for queries", errNotYet)
+	st := classify(query)
+	if st.kind != kindClientSet && st.kind != kindClientReset && st.kind != kindClientShow {
+		c.cfg.StatementTag = "" // one-shot: spent by any statement that is not client-side
+	}
+	switch st.kind {
+	case kindClientSet, kindClientReset:
+		return c.execClientStatement(st)
+	case kindClientShow:
+		return nil, status.Errorf(codes.InvalidArgument,
+			"spannerfast: SHOW returns a row: run it with QueryContext")
+	case kindQuery:
+		// go-sql-spanner runs the query and then fails with
+		// FailedPrecondition; spannerfast fails the same way without
+		// sending it.
+		return nil, status.Errorf(codes.FailedPrecondition,
+			"spannerfast: Exec of a query (%s ...) returns no rows: run it with QueryContext; nothing was sent", st.keyword)
+	default:
+		return nil, status.Errorf(codes.Unimplemented,
+			"spannerfast: %s statements are %v; nothing was sent (ExecContext runs SET and RESET today)", st.keyword, errNotYet)
+	}
 }
 
 // Ping runs SELECT 1.
@@ -218,12 +267,17 @@ func (c *Conn) Ping(ctx context.Context) error {
 // CheckNamedValue accepts every value the parameter encoder can send, so
 // database/sql does not narrow spanner.Null*, civil.Date, big.Rat or slices
 // to its default types first.
+//
+// QueryOptions among the arguments are removed and apply to the statement
+// they came with only (see pendingOptions).
 func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
+	return c.pending.check(nv, convertArg)
+}
+
+// convertArg encodes one argument for sending.
+func convertArg(nv *driver.NamedValue) error {
 	if _, ok := nv.Value.(encodedParam); ok {
 		return nil
-	}
-	if ok, err := c.checkQueryOptions(nv); ok {
-		return err
 	}
 	v, t, err := encodeParam(paramName(*nv), nv.Value)
 	if err != nil {
@@ -254,8 +308,22 @@ func (c *Conn) BeginTx(context.Context, driver.TxOptions) (driver.Tx, error) {
 	return nil, status.Errorf(codes.Unimplemented, "spannerfast: transactions are %v", errNotYet)
 }
 
-// IsValid reports whether the connection can be reused.
-func (c *Conn) IsValid() bool { return !c.closed }
+// IsValid reports whether the connection can go back to the pool: not
+// closed, and in a state the driver knows.
+func (c *Conn) IsValid() bool { return !c.closed && !c.stateUnknown }
+
+// ResetSession runs when database/sql hands a pooled connection to a new
+// user. Everything a previous user changed (SET, a one-shot statement_tag,
+// options of an interrupted statement) goes back to the DSN's values, so no
+// setting outlives the db.Conn or statement that made it.
+func (c *Conn) ResetSession(context.Context) error {
+	if c.closed || c.stateUnknown {
+		return driver.ErrBadConn
+	}
+	c.cfg = *c.client.Config().Clone()
+	c.pending = pendingOptions{}
+	return nil
+}
 
 // Close releases the connection. The shared session and channels belong to
 // the connector and stay open.

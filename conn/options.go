@@ -11,24 +11,66 @@ type QueryOptions struct {
 	RawDecode *bool
 }
 
-// takeQueryOptions returns the options given with the current statement's
-// arguments and forgets them. database/sql checks a statement's arguments
-// and runs it while holding the connection, so nothing else can interleave.
-func (c *Conn) takeQueryOptions() QueryOptions {
-	o := c.pendingOptions
-	c.pendingOptions = QueryOptions{}
-	return o
+// merge lays o over the options given before it in the same statement.
+func (q *QueryOptions) merge(o QueryOptions) {
+	if o.RawDecode != nil {
+		q.RawDecode = o.RawDecode
+	}
 }
 
-// checkQueryOptions keeps QueryOptions arguments for the statement they
-// came with and tells database/sql to drop them from the parameters.
-func (c *Conn) checkQueryOptions(nv *driver.NamedValue) (bool, error) {
-	o, ok := nv.Value.(QueryOptions)
-	if !ok {
-		return false, nil
+// pendingOptions carries QueryOptions from CheckNamedValue, which removes
+// them from the arguments, to the statement that the arguments belong to.
+//
+// database/sql checks a statement's arguments in order (Ordinal 1 first)
+// and then runs the statement, all while holding the connection. It can
+// also stop in between: a later argument fails its check, or a prepared
+// statement gets the wrong number of arguments. The options must then die
+// with that statement rather than reach the next one, so they are dropped
+// when a new argument list starts (Ordinal 1), when a check fails, and when
+// the statement that takes them does not have the arguments counted with
+// them. That last rule covers the argument-count failure: it happens only
+// when the kept arguments differ from what the next successful run of the
+// same statement passes.
+type pendingOptions struct {
+	opts QueryOptions
+	kept int  // arguments checked and kept in the same list
+	set  bool // opts came with that list
+}
+
+// check is CheckNamedValue's part for one argument: options are kept and
+// removed; anything else goes to convert, whose failure drops the options.
+func (p *pendingOptions) check(nv *driver.NamedValue, convert func(*driver.NamedValue) error) error {
+	if nv.Ordinal <= 1 {
+		*p = pendingOptions{}
 	}
-	if o.RawDecode != nil {
-		c.pendingOptions.RawDecode = o.RawDecode
+	if o, ok := nv.Value.(QueryOptions); ok {
+		p.opts.merge(o)
+		p.set = true
+		return driver.ErrRemoveArgument
 	}
-	return true, driver.ErrRemoveArgument
+	if err := convert(nv); err != nil {
+		*p = pendingOptions{}
+		return err
+	}
+	p.kept++
+	return nil
+}
+
+// take returns the options that came with args and forgets them, whatever
+// the statement does next. QueryOptions still among args (a caller using
+// the driver directly, without database/sql's checks) are taken out too.
+func (p *pendingOptions) take(args []driver.NamedValue) (QueryOptions, []driver.NamedValue) {
+	var o QueryOptions
+	if p.set && p.kept == len(args) {
+		o = p.opts
+	}
+	*p = pendingOptions{}
+	for i := 0; i < len(args); i++ {
+		if qo, ok := args[i].Value.(QueryOptions); ok {
+			o.merge(qo)
+			args = append(args[:i:i], args[i+1:]...)
+			i--
+		}
+	}
+	return o, args
 }

@@ -7,8 +7,9 @@ import (
 
 // stmt is a prepared statement: the SQL text kept for later execution.
 type stmt struct {
-	conn  *Conn
-	query string
+	conn    *Conn
+	query   string
+	pending pendingOptions // database/sql checks a prepared statement's arguments here
 }
 
 var (
@@ -23,22 +24,26 @@ func (s *stmt) Close() error { return nil }
 // count them.
 func (s *stmt) NumInput() int { return -1 }
 
-func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error { return s.conn.CheckNamedValue(nv) }
+func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {
+	return s.pending.check(nv, convertArg)
+}
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	return s.conn.QueryContext(ctx, s.query, args)
+	opts, args := s.pending.take(args)
+	return s.conn.query(ctx, s.query, args, opts)
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	return s.conn.ExecContext(ctx, s.query, args)
+	_, args = s.pending.take(args)
+	return s.conn.exec(ctx, s.query, args)
 }
 
 func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
-	return s.conn.ExecContext(context.Background(), s.query, named(args))
+	return s.ExecContext(context.Background(), named(args))
 }
 
 func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
-	return s.conn.QueryContext(context.Background(), s.query, named(args))
+	return s.QueryContext(context.Background(), named(args))
 }
 
 func named(args []driver.Value) []driver.NamedValue {

@@ -1,0 +1,102 @@
+package conn
+
+import (
+	"database/sql/driver"
+	"errors"
+	"math/rand/v2"
+	"testing"
+)
+
+func rawOpt(on bool) QueryOptions { return QueryOptions{RawDecode: &on} }
+
+// checkList plays database/sql's argument check for one statement: each
+// argument in order through p.check, stopping at the first error. It
+// returns the kept arguments and whether the list passed.
+func checkList(p *pendingOptions, values []any) ([]driver.NamedValue, bool) {
+	var kept []driver.NamedValue
+	for i, v := range values {
+		nv := driver.NamedValue{Ordinal: i + 1, Value: v}
+		switch err := p.check(&nv, convertArg); {
+		case errors.Is(err, driver.ErrRemoveArgument):
+		case err != nil:
+			return nil, false
+		default:
+			kept = append(kept, nv)
+		}
+	}
+	return kept, true
+}
+
+// TestPendingOptionsProperty: over random sequences of argument lists (with
+// options, failing arguments, and prepared statements whose argument count
+// database/sql rejects), every statement runs with exactly the options of
+// its own argument list. The model follows database/sql: a connection's
+// own statements get no count check; a prepared statement with NumInput n
+// has its own checker and runs only with n kept arguments.
+func TestPendingOptionsProperty(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var onConn pendingOptions
+	var prepared [3]pendingOptions // NumInput 0, 1 and 2
+	for i := range 50000 {
+		var values []any
+		var want *bool
+		for range r.IntN(4) {
+			switch r.IntN(4) {
+			case 0:
+				on := r.IntN(2) == 0
+				values = append(values, rawOpt(on))
+				want = &on
+			case 1:
+				if r.IntN(8) == 0 {
+					values = append(values, make(chan int)) // fails its check
+				} else {
+					values = append(values, int64(i))
+				}
+			default:
+				values = append(values, "x")
+			}
+		}
+		p, numInput := &onConn, -1
+		if n := r.IntN(4); n < 3 {
+			p, numInput = &prepared[n], n
+		}
+		kept, ok := checkList(p, values)
+		if !ok || (numInput >= 0 && len(kept) != numInput) {
+			continue // database/sql returns an error; nothing runs
+		}
+		got, args := p.take(kept)
+		if len(args) != len(kept) {
+			t.Fatalf("step %d: take changed %d arguments to %d", i, len(kept), len(args))
+		}
+		if (got.RawDecode == nil) != (want == nil) || (want != nil && *got.RawDecode != *want) {
+			t.Fatalf("step %d: arguments %v ran with RawDecode %v, want %v", i, values, got.RawDecode, want)
+		}
+	}
+}
+
+// TestTakeOptionsAmongArguments: a caller using the driver directly passes
+// QueryOptions without database/sql's check; they are taken out too.
+func TestTakeOptionsAmongArguments(t *testing.T) {
+	var p pendingOptions
+	args := []driver.NamedValue{{Ordinal: 1, Value: rawOpt(true)}, {Ordinal: 2, Value: int64(5)}, {Ordinal: 3, Value: rawOpt(false)}}
+	o, rest := p.take(args)
+	if o.RawDecode == nil || *o.RawDecode || len(rest) != 1 || rest[0].Value != int64(5) {
+		t.Fatalf("take = %v, %v; want RawDecode false and the one real argument", o.RawDecode, rest)
+	}
+	if args[0].Value != (rawOpt(true)) && args[1].Value != int64(5) {
+		t.Fatal("take modified the caller's argument slice")
+	}
+}
+
+// TestUnknownStateIsDiscarded: a connection whose state is unknown is
+// neither valid nor resettable, so database/sql drops it.
+func TestUnknownStateIsDiscarded(t *testing.T) {
+	c := &Conn{client: &Client{cfg: nil}}
+	c.stateUnknown = true
+	if c.IsValid() {
+		t.Fatal("IsValid true for a connection in an unknown state")
+	}
+	if err := c.ResetSession(t.Context()); !errors.Is(err, driver.ErrBadConn) {
+		t.Fatalf("ResetSession = %v, want driver.ErrBadConn", err)
+	}
+}
