@@ -184,11 +184,19 @@ func (c *Conn) singleUseReadOnly() *spannerpb.TransactionSelector {
 		c.roStaleness = c.cfg.ReadOnlyStaleness
 		c.roSelector = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_SingleUse{
 			SingleUse: &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{
-				ReadOnly: c.cfg.ReadOnlyStaleness.ReadOnly(),
+				ReadOnly: c.readOnlyOptions(),
 			}},
 		}}
 	}
 	return c.roSelector
+}
+
+// readOnlyOptions asks for the read timestamp too, as the official client
+// does, so SHOW VARIABLE read_timestamp can answer after a query.
+func (c *Conn) readOnlyOptions() *spannerpb.TransactionOptions_ReadOnly {
+	ro := c.cfg.ReadOnlyStaleness.ReadOnly()
+	ro.ReturnReadTimestamp = true
+	return ro
 }
 
 // takeRequestOptions returns the priority and tag options of a statement

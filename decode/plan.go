@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -240,8 +241,9 @@ const (
 
 // Metadata is a ResultSetMetadata scanned in place.
 type Metadata struct {
-	RowType       []byte // encoded StructType
-	TransactionID []byte // id of a transaction begun inline, if any
+	RowType       []byte    // encoded StructType
+	TransactionID []byte    // id of a transaction begun inline, if any
+	ReadTimestamp time.Time // the transaction's read timestamp, if returned
 }
 
 // ParseMetadata scans an encoded ResultSetMetadata.
@@ -270,29 +272,76 @@ func ParseMetadata(b []byte) (Metadata, error) {
 		case 1:
 			md.RowType = field
 		case 2:
-			md.TransactionID = transactionID(field)
+			var err error
+			if md.TransactionID, md.ReadTimestamp, err = parseTransaction(field); err != nil {
+				return md, err
+			}
 		}
 	}
 	return md, nil
 }
 
-// transactionID takes field 1 (id) of an encoded Transaction.
-func transactionID(b []byte) []byte {
+// parseTransaction takes id (field 1) and read_timestamp (field 2) of an
+// encoded Transaction.
+func parseTransaction(b []byte) (id []byte, readTS time.Time, err error) {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return nil
+			return nil, time.Time{}, wireError("transaction tag", n)
 		}
 		b = b[n:]
-		if num == 1 && typ == protowire.BytesType {
-			id, _ := protowire.ConsumeBytes(b)
-			return id
+		if typ == protowire.BytesType && (num == 1 || num == 2) {
+			field, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return nil, time.Time{}, wireError("transaction field", n)
+			}
+			b = b[n:]
+			if num == 1 {
+				id = field
+			} else if readTS, err = parseTimestampMessage(field); err != nil {
+				return nil, time.Time{}, err
+			}
+			continue
 		}
 		n = protowire.ConsumeFieldValue(num, typ, b)
 		if n < 0 {
-			return nil
+			return nil, time.Time{}, wireError("transaction field", n)
 		}
 		b = b[n:]
 	}
-	return nil
+	return id, readTS, nil
+}
+
+// parseTimestampMessage decodes a google.protobuf.Timestamp.
+func parseTimestampMessage(b []byte) (time.Time, error) {
+	var secs, nanos int64
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return time.Time{}, wireError("timestamp tag", n)
+		}
+		b = b[n:]
+		if typ == protowire.VarintType && (num == 1 || num == 2) {
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return time.Time{}, wireError("timestamp field", n)
+			}
+			b = b[n:]
+			if num == 1 {
+				secs = int64(v)
+			} else {
+				nanos = int64(int32(v))
+			}
+			continue
+		}
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return time.Time{}, wireError("timestamp field", n)
+		}
+		b = b[n:]
+	}
+	if nanos < 0 || nanos > 999_999_999 {
+		return time.Time{}, &ProtocolError{What: "read timestamp", Err: fmt.Errorf("nanos %d out of range", nanos), Code: codes.Internal}
+	}
+	return time.Unix(secs, nanos).UTC(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"database/sql/driver"
 	"io"
 	"reflect"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -56,6 +57,7 @@ type Rows struct {
 	err         error
 	stats       []byte
 	txID        []byte
+	readTS      time.Time
 	closed      bool
 }
 
@@ -96,6 +98,7 @@ func Open(s Stream, o Options) (*Rows, error) {
 		return nil, err
 	}
 	r.txID = append([]byte(nil), md.TransactionID...)
+	r.readTS = md.ReadTimestamp
 	r.dec.Reset(plan, o.Poison)
 	if n := len(plan.Columns); n <= len(r.rowBuf) {
 		r.row = r.rowBuf[:n]
@@ -137,6 +140,10 @@ func (r *Rows) Plan() *decode.Plan { return r.dec.Plan() }
 
 // TransactionID is the id of a transaction begun inline by the query.
 func (r *Rows) TransactionID() []byte { return r.txID }
+
+// ReadTimestamp is the read timestamp the result's metadata reported (zero
+// if the request did not ask for it).
+func (r *Rows) ReadTimestamp() time.Time { return r.readTS }
 
 // Stats returns the encoded ResultSetStats, once the stream has delivered it.
 func (r *Rows) Stats() []byte { return r.stats }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // Result is the scripted answer to one SQL text.
@@ -229,13 +231,34 @@ func (s *Server) precommit(t *txn) *spannerpb.MultiplexedSessionPrecommitToken {
 	return s.precommitLocked(t)
 }
 
-// withTxn returns md with the transaction set (a new message; md is
-// shared with the script).
-func withTxn(md *spannerpb.ResultSetMetadata, t *txn) *spannerpb.ResultSetMetadata {
+// ReadTimestamp is the read timestamp the server reports to read-only
+// transactions that ask for it (return_read_timestamp).
+var ReadTimestamp = time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
+
+// wantsReadTimestamp reports whether a selector asks for the read timestamp.
+func wantsReadTimestamp(sel *spannerpb.TransactionSelector) bool {
+	opts := sel.GetSingleUse()
+	if opts == nil {
+		opts = sel.GetBegin()
+	}
+	return opts.GetReadOnly().GetReturnReadTimestamp()
+}
+
+// withTxn returns md with the transaction set: the id of t (if any) and
+// the read timestamp if readTS (a new message; md is shared with the
+// script).
+func withTxn(md *spannerpb.ResultSetMetadata, t *txn, readTS bool) *spannerpb.ResultSetMetadata {
+	tx := &spannerpb.Transaction{}
+	if t != nil {
+		tx.Id = []byte(t.id)
+	}
+	if readTS {
+		tx.ReadTimestamp = timestamppb.New(ReadTimestamp)
+	}
 	return &spannerpb.ResultSetMetadata{
 		RowType:              md.GetRowType(),
 		UndeclaredParameters: md.GetUndeclaredParameters(),
-		Transaction:          &spannerpb.Transaction{Id: []byte(t.id)},
+		Transaction:          tx,
 	}
 }
 
@@ -283,6 +306,7 @@ func (s *Server) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream sp
 		start = i + 1
 	}
 	pt := s.precommit(t)
+	readTS := start == 0 && wantsReadTimestamp(req.GetTransaction())
 	for i := start; i < len(sc.wire); i++ {
 		if err := s.fire(ctx, sc.faults, i); err != nil {
 			return err
@@ -291,14 +315,15 @@ func (s *Server) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream sp
 		resendMD := first && start > 0 && sc.resend
 		final := i == len(sc.wire)-1
 		var out any = sc.wire[i]
-		if sc.msgs[i] != nil && ((first && begun) || resendMD || (final && pt != nil)) {
+		withMD := first && (begun || readTS)
+		if sc.msgs[i] != nil && (withMD || resendMD || (final && pt != nil)) {
 			m := copyPRS(sc.msgs[i])
 			out = m
 			if resendMD {
 				m.Metadata = sc.msgs[0].GetMetadata()
 			}
-			if first && begun {
-				m.Metadata = withTxn(m.GetMetadata(), t)
+			if withMD {
+				m.Metadata = withTxn(m.GetMetadata(), t, readTS)
 			}
 			if final && pt != nil {
 				m.PrecommitToken = pt
@@ -339,7 +364,7 @@ func (s *Server) unaryResult(sc *script, t *txn, begun bool) (*spannerpb.ResultS
 	if begun || pt != nil {
 		rs = copyRS(rs)
 		if begun {
-			rs.Metadata = withTxn(rs.GetMetadata(), t)
+			rs.Metadata = withTxn(rs.GetMetadata(), t, false)
 		}
 		rs.PrecommitToken = pt
 	}
