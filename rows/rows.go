@@ -38,6 +38,13 @@ type Options struct {
 	// Poison overwrites released receive buffers and reused value slots with
 	// a fixed pattern (raw mode), so that values kept too long read garbage.
 	Poison bool
+	// Checksum, when not nil, is fed the row type and every row read
+	// (read-write transactions replay queries against it after an abort).
+	Checksum *Checksum
+	// Precommit, when not nil, receives each precommit token (an encoded
+	// MultiplexedSessionPrecommitToken) as its message is loaded. The bytes
+	// alias the receive buffer: copy what is kept.
+	Precommit func(token []byte)
 }
 
 // Rows is a driver.Rows over one result stream.
@@ -98,6 +105,9 @@ func Open(s Stream, o Options) (*Rows, error) {
 		return nil, err
 	}
 	r.txID = append([]byte(nil), md.TransactionID...)
+	if o.Checksum != nil {
+		o.Checksum.addRowType(md.RowType)
+	}
 	r.readTS = md.ReadTimestamp
 	r.dec.Reset(plan, o.Poison)
 	if n := len(plan.Columns); n <= len(r.rowBuf) {
@@ -122,6 +132,9 @@ func (r *Rows) load(f *wire.Frame) error {
 	m := r.merger.Message()
 	if m.Stats != nil {
 		r.stats = append(r.stats[:0], m.Stats...)
+	}
+	if m.PrecommitToken != nil && r.opts.Precommit != nil {
+		r.opts.Precommit(m.PrecommitToken)
 	}
 	if m.Last {
 		// Read nothing more. A reader goroutine is stopped now; a plain
@@ -172,6 +185,9 @@ func (r *Rows) Next(dest []driver.Value) error {
 			r.err = err
 		}
 		return err
+	}
+	if r.opts.Checksum != nil {
+		r.opts.Checksum.addRow(r.row)
 	}
 	if err := r.dec.Decode(r.row, dest); err != nil {
 		r.err = err
