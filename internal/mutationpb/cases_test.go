@@ -141,9 +141,9 @@ func values() []namedValue {
 
 // singer is used with the *Struct constructors.
 type singer struct {
-	ID      int64            `spanner:"SingerId"`
-	Name    string           `spanner:"Name"`
-	Nick    *string          `spanner:"Nick"`
+	ID      int64   `spanner:"SingerId"`
+	Name    string  `spanner:"Name"`
+	Nick    *string `spanner:"Nick"`
 	Score   spanner.NullFloat64
 	Born    civil.Date
 	Skipped string `spanner:"-"`
