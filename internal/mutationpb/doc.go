@@ -39,12 +39,23 @@
 // removes either function, every build of the driver fails at link time
 // ("relocation target ... not defined"). If a release keeps the name but
 // changes the signature, the linker cannot tell and a call would corrupt
-// memory, so every call first checks, once per process, that the binary
-// links exactly ValidatedClientVersion of ClientModule (from
-// runtime/debug.ReadBuildInfo) without a replace directive; otherwise
-// Convert and MutationKey return FailedPrecondition and convert nothing.
-// A library cannot rely on its own go.mod for this: the main module may
-// select a newer client.
+// memory, so every call first checks, once per process, that the linked
+// client is exactly ValidatedClientVersion; otherwise Convert and
+// MutationKey return FailedPrecondition and convert nothing. A library
+// cannot rely on its own go.mod for this: the main module may select a
+// newer client. The version comes from the client itself (the string its
+// generated gRPC package sends in request headers, read by a third
+// linkname, since runtime/debug.ReadBuildInfo lists no dependencies in test
+// binaries); when the build info does list the client, it must agree and
+// show no replace directive.
+//
+// Concurrency and aliasing are the client's: Convert is safe for
+// concurrent use, and returns the protos of spanner.WrapMutation values
+// themselves, which callers must not modify.
+//
+// Cost: the client's own, with no extra allocation. For a 5-column insert
+// about 1.8µs, 28 allocations and 1.2 KB; 1,000 of them about 1.7-2 ms and
+// 1.2 MB (BenchmarkConvert, BenchmarkClientConversion; 2-core machine).
 //
 // To move to a new client release: read its mutation.go for the two
 // signatures, change ValidatedClientVersion, and run this package's tests.
