@@ -36,7 +36,8 @@
 // # Fragility and how it fails loudly
 //
 // A linkname binds by symbol name only. If a client release renames or
-// removes either function, every build of the driver fails at link time
+// removes one of the linked symbols (the two functions, and the version
+// variable below), every build of the driver fails at link time
 // ("relocation target ... not defined"). If a release keeps the name but
 // changes the signature, the linker cannot tell and a call would corrupt
 // memory, so every call first checks, once per process, that the linked
@@ -57,11 +58,13 @@
 // about 1.8µs, 28 allocations and 1.2 KB; 1,000 of them about 1.7-2 ms and
 // 1.2 MB (BenchmarkConvert, BenchmarkClientConversion; 2-core machine).
 //
-// To move to a new client release: read its mutation.go for the two
-// signatures, change ValidatedClientVersion, and run this package's tests.
-// TestClientVersionPinned fails until then; TestMatchesOfficialClient
-// compares Convert with what that client sends to internal/fakespanner for
-// every mutation kind and value type; TestGolden compares with the wire
+// To move to a new client release: check in its mutation.go and
+// apiv1/helpers.go that the linked declarations are unchanged, change
+// ValidatedClientVersion, and run this package's tests.
+// TestClientVersionPinned fails until then; TestMatchesOfficialClient and
+// TestValuesMatchOfficialClient compare Convert with what that client sends
+// to internal/fakespanner for every mutation kind and value type (accepted
+// or rejected alike); TestGolden compares with the wire
 // form saved in testdata/golden.binpb (regenerate with -update only after
 // checking that a difference is the client's intent).
 //
@@ -70,7 +73,8 @@
 // The client reports a bad value without saying where. Convert returns an
 // *Error (InvalidArgument, with Unwrap to the client's error) naming the
 // mutation's index, its table (or queue) and the column, found on the error
-// path by re-encoding each part alone. A nil *spanner.Mutation, which the
+// path by re-encoding each part alone (reading the Mutation's unexported
+// fields by reflection, on that path only). A nil *spanner.Mutation, which the
 // client would dereference, is an *Error too.
 //
 // Like the client, Convert does not check that the columns and values of a
