@@ -28,6 +28,9 @@ var fuzzSeeds = []string{
 	"projects/p/instances/i/databases/d;commit_timestamp=x",
 	"projects/p/instances/i/databases/d;x=y",
 	"projects/p/instances/i/databases/d;begin_transaction_option=inlined_begin_transaction;autocommit_dml_mode=Partitioned-Non-Atomic",
+	"projects/p/instances/i/databases/d;ddl_execution_mode=async_wait;ddl_async_wait_timeout=NULL;max_partitions=3;auto_batch_dml_update_count=-2",
+	"projects/p/instances/i/databases/d;connection_state_type=transactional;database_dialect=postgresql;read_timestamp=x",
+	`projects/p/instances/i/databases/d;directed_read={"excludeReplicas":{"replicaSelections":[{"type":"READ_ONLY"}]}}`,
 }
 
 // FuzzParse: Parse never panics; whatever it accepts formats to a DSN that
