@@ -25,7 +25,7 @@ const (
 // property describes one DSN key: how to set it from text and how to write
 // it back. get returns the canonical text of the field; set parses text into
 // the field and returns an *Error naming the property when the text is not
-// allowed. The table order is the order String writes keys in.
+// allowed. The table order is the order FormatDSN writes keys in.
 type property struct {
 	name string // canonical snake_case key
 	norm string // name lower-cased without underscores
