@@ -493,7 +493,7 @@ var byNorm = func() map[string]*property {
 func lookup(key string) *property { return byNorm[normKey(strings.TrimSpace(key))] }
 
 // Properties returns the canonical names of all properties, in the order
-// String writes them (read-only ones included).
+// FormatDSN writes them (read-only ones included).
 func Properties() []string {
 	out := make([]string, len(properties))
 	for i := range properties {
