@@ -2,10 +2,13 @@ package conn
 
 import (
 	"database/sql/driver"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -13,26 +16,40 @@ import (
 )
 
 // Client-side statements change or show this connection's properties; they
-// never reach Spanner.
+// never reach Spanner. They answer as go-sql-spanner's do:
 //
-//	SET [LOCAL] [SPANNER.]name = value   (value quoted or bare)
-//	SHOW VARIABLE [SPANNER.]name
+//	SET [LOCAL] [SPANNER.]name = value   (value quoted or bare; NULL: the default)
+//	SET my_extension.my_property = value (any name with a dot: kept as text)
+//	SHOW VARIABLE [SPANNER.]name         (one row, one column named as written)
 //	RESET [SPANNER.]name                 (back to the DSN's value)
+//
+// SET and RESET return driver.ResultNoRows from ExecContext and no rows from
+// QueryContext.
+
+// lastResults is what the connection's last transaction and read left for
+// SHOW VARIABLE commit_timestamp, commit_response and read_timestamp. The
+// zero value means nothing has committed or been read yet.
+type lastResults struct {
+	readTimestamp   time.Time
+	commitTimestamp time.Time
+	commitResponse  *spannerpb.CommitResponse
+}
 
 // execClientStatement runs SET and RESET.
 func (c *Conn) execClientStatement(st statement) (driver.Result, error) {
+	var err error
 	switch st.kind {
 	case kindClientSet:
-		return driver.RowsAffected(0), c.set(st.rest)
+		err = c.set(st.rest)
 	case kindClientReset:
-		name := variableName(st.rest)
-		v, err := c.client.Config().Get(name)
-		if err == nil {
-			err = c.setProperty(name, v)
-		}
-		return driver.RowsAffected(0), clientError(err)
+		err = c.reset(variableName(st.rest))
+	default:
+		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: %s does not change anything; use QueryContext", st.keyword)
 	}
-	return nil, status.Errorf(codes.InvalidArgument, "spannerfast: %s does not change anything; use QueryContext", st.keyword)
+	if err != nil {
+		return nil, err
+	}
+	return driver.ResultNoRows, nil
 }
 
 func (c *Conn) set(rest string) error {
@@ -44,30 +61,99 @@ func (c *Conn) set(rest string) error {
 	if !ok {
 		return status.Errorf(codes.InvalidArgument, "spannerfast: SET needs the form SET name = value, got %q", "SET "+rest)
 	}
-	return clientError(c.setProperty(variableName(name), unquote(strings.TrimSpace(value))))
-}
-
-// setProperty applies a per-connection property to this connection only.
-func (c *Conn) setProperty(name, value string) error {
-	if dsn.IsStartupProperty(name) {
-		return fmt.Errorf("%s is a startup property: set it in the DSN", name)
+	name, value = variableName(name), unquote(strings.TrimSpace(value))
+	if isExtension(name) {
+		if c.ext == nil {
+			c.ext = map[string]string{}
+		}
+		c.ext[strings.ToLower(name)] = value
+		return nil
 	}
-	return c.cfg.Set(name, value)
+	return clientError(c.cfg.SetVariable(name, value))
 }
 
-// showVariable answers SHOW VARIABLE with one row of one column.
+// reset sets a property back to the DSN's value; an extension variable is
+// dropped, as go-sql-spanner drops what did not exist when the connection
+// was made.
+func (c *Conn) reset(name string) error {
+	if isExtension(name) {
+		delete(c.ext, strings.ToLower(name))
+		return nil
+	}
+	v, err := c.client.Config().Get(name)
+	if err == nil {
+		err = c.cfg.SetVariable(name, v)
+	}
+	return clientError(err)
+}
+
+// showVariable answers SHOW VARIABLE with one row of one column, typed as
+// go-sql-spanner types it.
 func (c *Conn) showVariable(rest string) (driver.Rows, error) {
 	w, after := firstWord(rest)
 	if w != "VARIABLE" {
 		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: want SHOW VARIABLE name, got %q", "SHOW "+rest)
 	}
-	name := variableName(after)
-	v, err := c.cfg.Get(name)
+	written := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(after), ";"))
+	v, err := c.variable(variableName(after))
 	if err != nil {
-		return nil, clientError(err)
+		return nil, err
 	}
-	return &valueRows{columns: []string{strings.ToLower(name)}, values: []driver.Value{v}}, nil
+	return &valueRows{columns: []string{written}, values: []driver.Value{v}}, nil
 }
+
+// variable returns the value of name: an extension variable, one of the
+// results the connection keeps, or a property of its configuration.
+func (c *Conn) variable(name string) (driver.Value, error) {
+	if isExtension(name) {
+		v, ok := c.ext[strings.ToLower(name)]
+		if !ok {
+			return nil, status.Errorf(codes.InvalidArgument, "spannerfast: unrecognized configuration property %q", strings.ToLower(name))
+		}
+		return v, nil
+	}
+	canonical, _ := dsn.CanonicalName(name)
+	switch canonical {
+	case "commit_timestamp":
+		return timeOrNull(c.last.commitTimestamp), nil
+	case "read_timestamp":
+		return timeOrNull(c.last.readTimestamp), nil
+	case "commit_response":
+		return c.last.commitResponseText()
+	}
+	v, err := c.cfg.Value(name)
+	return v, clientError(err)
+}
+
+// commitResponseText is go-sql-spanner's text of commit_response: "" before
+// any commit, else the JSON of the official client's CommitResponse (its
+// commit timestamp and the commit statistics, if any).
+func (l *lastResults) commitResponseText() (driver.Value, error) {
+	if l.commitResponse == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(struct {
+		CommitTs    time.Time
+		CommitStats *spannerpb.CommitResponse_CommitStats
+	}{l.commitTimestamp, l.commitResponse.GetCommitStats()})
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "spannerfast: commit_response: %v", err)
+	}
+	return string(b), nil
+}
+
+// timeOrNull is a TIMESTAMP value: NULL when nothing has set it.
+func timeOrNull(t time.Time) driver.Value {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
+
+// isExtension reports whether name (after the spanner. prefix is gone) is
+// an extension variable: a name with a dot, which go-sql-spanner keeps as
+// text without knowing it.
+func isExtension(name string) bool { return strings.Contains(name, ".") }
 
 func variableName(s string) string {
 	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";"))
@@ -86,14 +172,18 @@ func unquote(v string) string {
 	return v
 }
 
+// clientError prefixes a dsn error; it keeps the error's gRPC code
+// (InvalidArgument, or FailedPrecondition for a startup or read-only
+// property) and its kind for errors.Is.
 func clientError(err error) error {
 	if err == nil {
 		return nil
 	}
-	return status.Errorf(codes.InvalidArgument, "spannerfast: %v", err)
+	return fmt.Errorf("spannerfast: %w", err)
 }
 
-// valueRows is a one-row result made on the client.
+// valueRows is a result made on the client: one row of values, or no rows
+// when done starts true.
 type valueRows struct {
 	columns []string
 	values  []driver.Value

@@ -34,6 +34,9 @@ type Conn struct {
 
 	roSelector  *spannerpb.TransactionSelector // for roStaleness, shared by requests
 	roStaleness dsn.Staleness
+
+	last lastResults       // for SHOW VARIABLE commit_timestamp, ...
+	ext  map[string]string // extension variables (SET my_ext.name = ...)
 }
 
 var (

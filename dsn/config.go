@@ -16,6 +16,15 @@ const (
 	DefaultPrefetchMessages   = 4
 	DefaultMaxBufferedBytes   = 128 << 20
 
+	// DefaultDDLAsyncWaitTimeout is ddl_async_wait_timeout's default.
+	DefaultDDLAsyncWaitTimeout = 10 * time.Second
+	// DefaultAutoBatchDMLUpdateCount is auto_batch_dml_update_count's
+	// default.
+	DefaultAutoBatchDMLUpdateCount = 1
+	// DefaultMaxPartitionedParallelism is max_partitioned_parallelism's
+	// default.
+	DefaultMaxPartitionedParallelism = 1
+
 	// DefaultEndpoint is the endpoint used when neither the DSN nor
 	// SPANNER_EMULATOR_HOST names one (and auto_config_emulator is off).
 	DefaultEndpoint = "spanner.googleapis.com:443"
@@ -104,8 +113,41 @@ const (
 	AutocommitPartitionedNonAtomic AutocommitDMLMode = "PARTITIONED_NON_ATOMIC"
 )
 
+// ConnectionStateType is the value of connection_state_type: whether SET
+// inside a transaction is undone by a rollback.
+type ConnectionStateType string
+
+// ConnectionStateType values.
+const (
+	// ConnectionStateDefault means the dialect's default (non-transactional
+	// for GoogleSQL).
+	ConnectionStateDefault          ConnectionStateType = "DEFAULT"
+	ConnectionStateTransactional    ConnectionStateType = "TRANSACTIONAL"
+	ConnectionStateNonTransactional ConnectionStateType = "NON_TRANSACTIONAL"
+)
+
+// DDLExecutionMode is the value of ddl_execution_mode: how long a DDL
+// statement waits for its long-running operation.
+type DDLExecutionMode string
+
+// DDLExecutionMode values.
+const (
+	DDLSync      DDLExecutionMode = "SYNC" // wait for the operation (default)
+	DDLAsync     DDLExecutionMode = "ASYNC"
+	DDLAsyncWait DDLExecutionMode = "ASYNC_WAIT" // wait up to ddl_async_wait_timeout
+)
+
+// DatabaseDialect is the value of database_dialect.
+type DatabaseDialect string
+
+// DatabaseDialect values, spelled as databasepb.DatabaseDialect.
+const (
+	DialectGoogleSQL  DatabaseDialect = "GOOGLE_STANDARD_SQL"
+	DialectPostgreSQL DatabaseDialect = "POSTGRESQL"
+)
+
 // Config is a parsed DSN. Build one with NewConfig (which sets the defaults)
-// or Parse; a zero Config is not valid. The String method formats it back to
+// or Parse; a zero Config is not valid. FormatDSN formats it back to
 // a DSN that Parse turns into an equal Config.
 //
 // Which properties the driver honours today and which are accepted for later
@@ -172,6 +214,13 @@ type Config struct {
 	// ConnectTimeout (connect_timeout) bounds the creation of the session
 	// (and the emulator set-up); 0 means only the caller's context bounds it.
 	ConnectTimeout time.Duration
+	// ConnectionStateType (connection_state_type) is accepted and kept for
+	// transactional connection state (a future feature).
+	ConnectionStateType ConnectionStateType
+	// DatabaseDialect (database_dialect) is accepted and kept for
+	// PostgreSQL-dialect support (a future feature); GoogleSQL is what the
+	// driver speaks today.
+	DatabaseDialect DatabaseDialect
 
 	// ---- Per-connection properties (defaults for each connection; SET
 	// changes them on one connection) ----
@@ -225,6 +274,54 @@ type Config struct {
 	// writes out of change streams.
 	ExcludeTxnFromChangeStreams bool
 
+	// The following per-connection properties are accepted, validated and
+	// shown; the features that apply them are not implemented yet (see the
+	// package documentation).
+
+	// AutoBatchDML (auto_batch_dml) buffers DML in read-write transactions
+	// and sends it as one batch.
+	AutoBatchDML bool
+	// AutoBatchDMLUpdateCount (auto_batch_dml_update_count, default 1) is
+	// the update count returned for a buffered DML statement.
+	AutoBatchDMLUpdateCount int64
+	// AutoBatchDMLUpdateCountVerification
+	// (auto_batch_dml_update_count_verification, default true) checks the
+	// real update counts against the returned ones.
+	AutoBatchDMLUpdateCountVerification bool
+	// TransactionReadOnly (transaction_read_only) makes transactions
+	// read-only by default.
+	TransactionReadOnly bool
+	// TransactionDeferrable (transaction_deferrable) exists for PostgreSQL
+	// compatibility and does nothing on Spanner.
+	TransactionDeferrable bool
+	// TransactionBatchReadOnly (transaction_batch_read_only) makes read-only
+	// transactions batch read-only transactions.
+	TransactionBatchReadOnly bool
+	// TransactionTimeout (transaction_timeout) bounds read-write
+	// transactions; 0 means no timeout.
+	TransactionTimeout time.Duration
+	// DDLExecutionMode (ddl_execution_mode, default SYNC) is how long DDL
+	// waits for its operation.
+	DDLExecutionMode DDLExecutionMode
+	// DDLAsyncWaitTimeout (ddl_async_wait_timeout, default 10s) bounds the
+	// wait of ASYNC_WAIT.
+	DDLAsyncWaitTimeout time.Duration
+	// DirectedRead (directed_read) is a spannerpb.DirectedReadOptions in
+	// protobuf JSON for read-only work; empty means none.
+	DirectedRead string
+	// AutoPartitionMode (auto_partition_mode) runs every query as a
+	// partitioned query.
+	AutoPartitionMode bool
+	// DataBoostEnabled (data_boost_enabled) runs partitioned queries with
+	// Data Boost.
+	DataBoostEnabled bool
+	// MaxPartitions (max_partitions) is the partition count hint of
+	// partitioned queries; 0 means no hint.
+	MaxPartitions int64
+	// MaxPartitionedParallelism (max_partitioned_parallelism, default 1) is
+	// how many partitions are read at once; 0 means one per CPU.
+	MaxPartitionedParallelism int64
+
 	// ---- spannerfast's own ----
 
 	// RawDecode (raw_decode / rawDecode) selects raw mode. dsn accepts it;
@@ -260,6 +357,14 @@ func NewConfig() *Config {
 		CommitPriority:         PriorityUnspecified,
 		PrefetchMessages:       DefaultPrefetchMessages,
 		MaxBufferedBytes:       DefaultMaxBufferedBytes,
+
+		ConnectionStateType:                 ConnectionStateDefault,
+		DatabaseDialect:                     DialectGoogleSQL,
+		AutoBatchDMLUpdateCount:             DefaultAutoBatchDMLUpdateCount,
+		AutoBatchDMLUpdateCountVerification: true,
+		DDLExecutionMode:                    DDLSync,
+		DDLAsyncWaitTimeout:                 DefaultDDLAsyncWaitTimeout,
+		MaxPartitionedParallelism:           DefaultMaxPartitionedParallelism,
 	}
 }
 
@@ -297,7 +402,7 @@ func (c *Config) Equal(o *Config) bool {
 }
 
 // Validate reports whether c can be used and formatted: the path ids are
-// well formed, every property is in range, and String gives a DSN that
+// well formed, every property is in range, and FormatDSN gives a DSN that
 // Parse turns back into c. The error is an *Error naming the field's
 // property key.
 func (c *Config) Validate() error {
@@ -311,7 +416,7 @@ func (c *Config) Validate() error {
 		}
 		text := p.get(c)
 		if p.kind == kindString && hasSep(text) {
-			return invalid(p.name, text, "must not contain ';' (values are not quoted)")
+			return invalid(p.name, p.quotable(text), "must not contain ';' (values are not quoted)")
 		}
 		cp := *c
 		if err := p.set(&cp, text); err != nil {

@@ -21,19 +21,55 @@
 // ("did you mean ..."). A bad value gives an *Error naming the key, the value
 // and what is allowed; a DSN that does not follow the grammar gives an
 // *Error saying which part is wrong. errors.Is tells the kinds apart
-// (ErrMalformed, ErrUnknownProperty, ErrInvalidValue).
+// (ErrMalformed, ErrUnknownProperty, ErrInvalidValue, ErrReadOnly), and an
+// *Error carries a gRPC status so that status.Code works on it, also when
+// wrapped: a read-only property given a value (commit_timestamp,
+// commit_response, read_timestamp in a DSN, or a startup property in SET) is
+// FailedPrecondition and reports as ErrReadOnly (and, for errors.Is, as
+// ErrInvalidValue too); every other error is InvalidArgument, as in
+// go-sql-spanner.
 //
-// Parse and Config.String round-trip: Parse(c.String()) equals c, and String
-// is deterministic (fixed key order, only values that differ from
+// Parse and Config.FormatDSN round-trip: Parse(c.FormatDSN()) equals c, and
+// FormatDSN is deterministic (fixed key order, only values that differ from
 // NewConfig's defaults, canonical snake_case keys and canonical values).
-// Config.Set and Config.Get parse and format one property, for SET and SHOW
-// VARIABLE.
+//
+// # Secrets
+//
+// credentials_json is a secret. FormatDSN writes it verbatim (it has to, to
+// round-trip), so never log FormatDSN's text. Config.String writes the same
+// DSN with the secret replaced by Redacted ("<redacted>"), and Config
+// implements fmt.Formatter and GoString so that %v, %+v, %s, %q and %#v of a
+// Config or a *Config, alone or inside another value, print the redacted
+// form. Errors never quote the secret. The other properties (including the
+// credentials file path) are not secret.
+//
+// # SET and SHOW VARIABLE
+//
+// Config.Set parses one property (what Parse does per key). Config.SetVariable
+// is Set for a SET statement on an open connection: a startup property is an
+// ErrReadOnly error, and NULL sets the property's default. Config.Get returns
+// the DSN text of a property; Config.Value returns what SHOW VARIABLE shows,
+// typed and spelled as go-sql-spanner shows it: bool for booleans; int64 for
+// auto_batch_dml_update_count, max_partitions, max_partitioned_parallelism
+// and max_buffered_bytes; and strings for everything else: durations as Go
+// writes them (10s, 1m30s, 0s), isolation_level as sql.IsolationLevel's name
+// (Default, Repeatable Read), autocommit_dml_mode as Transactional or
+// PartitionedNonAtomic, priorities and read_lock_mode as their protobuf
+// names (PRIORITY_LOW, READ_LOCK_MODE_UNSPECIFIED), read_only_staleness as
+// the official client's text ("(strong)", "(exactStaleness: 10s)"), and the
+// int properties go-sql-spanner keeps as Go ints (num_channels, min_sessions,
+// max_sessions, statement_cache_size, prefetch_messages) and the option
+// numbers it has no names for (begin_transaction_option 1 = inline, 2 =
+// explicit; connection_state_type 0, 1, 2) as decimal text. num_channels and
+// statement_cache_size show the value in use (4, 1000) where go-sql-spanner
+// shows 0 for "the default". The read-only properties are kept by the
+// connection (package conn), not by Config.
 //
 // # Values
 //
 // Booleans: anything strconv.ParseBool takes (true, false, 1, 0, t, f).
 // Integers: decimal. Durations: Go syntax (10s, 100ms, 5us, 1ns, 1m30s), a
-// bare integer meaning milliseconds, or NULL meaning 0; String writes one
+// bare integer meaning milliseconds, or NULL meaning 0; FormatDSN writes one
 // integer and the largest exact unit (1500ms, 2s). max_buffered_bytes may
 // carry a KiB, MiB or GiB suffix. Enumerations are case-insensitive and
 // ignore '_', '-' and spaces (REPEATABLE_READ, "repeatable read"). The
@@ -93,8 +129,32 @@
 //	statement_timeout                duration, 0 (none)        conn (bounds each query)
 //	return_commit_stats              bool, false               conn (later)
 //	exclude_txn_from_change_streams  bool, false               conn (later)
-//	commit_timestamp                 read-only                 rejected in a DSN; SHOW only
-//	commit_response                  read-only                 rejected in a DSN; SHOW only
+//	connection_state_type            DEFAULT / TRANSACTIONAL / accepted; applied by transactional
+//	                                 NON_TRANSACTIONAL,        connection state (future); startup
+//	                                 DEFAULT
+//	database_dialect                 GOOGLE_STANDARD_SQL /     accepted; applied by PostgreSQL-
+//	                                 POSTGRESQL, GoogleSQL     dialect support (future); startup
+//	auto_batch_dml                   bool, false               accepted; applied by DML batching (future)
+//	auto_batch_dml_update_count      int64, 1                  accepted; applied by DML batching (future)
+//	auto_batch_dml_update_count_
+//	  verification                   bool, true                accepted; applied by DML batching (future)
+//	transaction_read_only            bool, false               accepted; applied by transactions (future)
+//	transaction_deferrable           bool, false               no effect on Spanner (PostgreSQL compat.)
+//	transaction_batch_read_only      bool, false               accepted; applied by batch read-only
+//	                                                           transactions (future)
+//	transaction_timeout              duration, 0 (none)        accepted; applied by transactions (future)
+//	ddl_execution_mode               SYNC / ASYNC /            accepted; applied by DDL support (future)
+//	                                 ASYNC_WAIT, SYNC
+//	ddl_async_wait_timeout           duration, 10s             accepted; applied by DDL support (future)
+//	directed_read                    DirectedReadOptions in    accepted (must parse); applied by
+//	                                 protobuf JSON, ""         directed reads (future)
+//	auto_partition_mode              bool, false               accepted; applied by partitioned queries (future)
+//	data_boost_enabled               bool, false               accepted; applied by partitioned queries (future)
+//	max_partitions                   int64 >= 0, 0 (no hint)   accepted; applied by partitioned queries (future)
+//	max_partitioned_parallelism      int64 >= 0, 1             accepted; applied by partitioned queries (future)
+//	commit_timestamp                 read-only                 FailedPrecondition in a DSN or SET; SHOW only
+//	commit_response                  read-only                 FailedPrecondition in a DSN or SET; SHOW only
+//	read_timestamp                   read-only                 FailedPrecondition in a DSN or SET; SHOW only
 //	raw_decode (rawDecode)           bool, false               decode/rows (raw mode)
 //	prefetch_messages                int 1..1024, 4            rows (read-ahead depth)
 //	max_buffered_bytes               int64 bytes, 128 MiB      conn (resume buffering)

@@ -107,12 +107,12 @@ func TestParseValid(t *testing.T) {
 			if err := got.Validate(); err != nil {
 				t.Fatalf("Validate: %v", err)
 			}
-			back, err := dsn.Parse(got.String())
+			back, err := dsn.Parse(got.FormatDSN())
 			if err != nil {
-				t.Fatalf("Parse(String()=%q): %v", got.String(), err)
+				t.Fatalf("Parse(FormatDSN()=%q): %v", got.FormatDSN(), err)
 			}
 			if *back != *got {
-				t.Fatalf("round trip of %q via %q\n got %+v\nwant %+v", tt.dsn, got.String(), *back, *got)
+				t.Fatalf("round trip of %q via %q\n got %+v\nwant %+v", tt.dsn, got.FormatDSN(), *back, *got)
 			}
 		})
 	}
@@ -262,8 +262,8 @@ func TestErrorValueTruncated(t *testing.T) {
 func TestStringCanonical(t *testing.T) {
 	c := dsn.NewConfig()
 	c.Project, c.Instance, c.Database = "p", "i", "d"
-	if got := c.String(); got != db {
-		t.Fatalf("defaults: String() = %q, want %q", got, db)
+	if got := c.FormatDSN(); got != db {
+		t.Fatalf("defaults: FormatDSN() = %q, want %q", got, db)
 	}
 	c.Endpoint = "localhost:9010"
 	c.UsePlainText = true
@@ -274,22 +274,22 @@ func TestStringCanonical(t *testing.T) {
 	c.IsolationLevel = sql.LevelSerializable
 	want := "localhost:9010/projects/p/instances/i/databases/d;use_plain_text=true;num_channels=8;" +
 		"isolation_level=SERIALIZABLE;read_only_staleness=EXACT_STALENESS 90s;statement_timeout=1500ms;raw_decode=true"
-	if got := c.String(); got != want {
-		t.Fatalf("String()\n got %s\nwant %s", got, want)
+	if got := c.FormatDSN(); got != want {
+		t.Fatalf("FormatDSN()\n got %s\nwant %s", got, want)
 	}
 
 	// An endpoint that cannot be a host prefix is written as endpoint=.
 	c = dsn.NewConfig()
 	c.Project, c.Instance = "p", "i"
 	c.Endpoint = "dns:///spanner.example:443"
-	if got, want := c.String(), "projects/p/instances/i;endpoint=dns:///spanner.example:443"; got != want {
-		t.Fatalf("String() = %q, want %q", got, want)
+	if got, want := c.FormatDSN(), "projects/p/instances/i;endpoint=dns:///spanner.example:443"; got != want {
+		t.Fatalf("FormatDSN() = %q, want %q", got, want)
 	}
 	c.Endpoint = "projects"
-	if got, want := c.String(), "projects/p/instances/i;endpoint=projects"; got != want {
-		t.Fatalf("String() = %q, want %q", got, want)
+	if got, want := c.FormatDSN(), "projects/p/instances/i;endpoint=projects"; got != want {
+		t.Fatalf("FormatDSN() = %q, want %q", got, want)
 	}
-	back, err := dsn.Parse(c.String())
+	back, err := dsn.Parse(c.FormatDSN())
 	if err != nil || !back.Equal(c) {
 		t.Fatalf("round trip: %v %+v", err, back)
 	}
@@ -303,16 +303,16 @@ func TestFixedPoint(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		s1 := c1.String()
+		s1 := c1.FormatDSN()
 		c2, err := dsn.Parse(s1)
 		if err != nil {
 			t.Fatalf("Parse(%q) (from %q): %v", s1, s, err)
 		}
 		if *c1 != *c2 {
-			t.Fatalf("%q: Parse(String()) differs\n got %+v\nwant %+v", s, *c2, *c1)
+			t.Fatalf("%q: Parse(FormatDSN()) differs\n got %+v\nwant %+v", s, *c2, *c1)
 		}
-		if s2 := c2.String(); s2 != s1 {
-			t.Fatalf("%q: String not a fixed point: %q then %q", s, s1, s2)
+		if s2 := c2.FormatDSN(); s2 != s1 {
+			t.Fatalf("%q: FormatDSN not a fixed point: %q then %q", s, s1, s2)
 		}
 	}
 }
@@ -398,7 +398,7 @@ func TestValidate(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	back, err := dsn.Parse(c.String())
+	back, err := dsn.Parse(c.FormatDSN())
 	if err != nil || !back.Equal(c) {
 		t.Fatalf("round trip: %v", err)
 	}

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Error kinds. An *Error unwraps to exactly one of these, so callers can test
@@ -16,14 +19,21 @@ var (
 	ErrMalformed = errors.New("malformed DSN")
 	// ErrUnknownProperty: a key that is not a known property.
 	ErrUnknownProperty = errors.New("unknown property")
-	// ErrInvalidValue: a known property with a value it does not accept, or a
-	// read-only property that was given a value.
+	// ErrInvalidValue: a known property with a value it does not accept.
 	ErrInvalidValue = errors.New("invalid property value")
+	// ErrReadOnly: a value for a property that cannot take one here: a
+	// read-only property (commit_timestamp, ...) anywhere, or a startup
+	// property in SET. errors.Is also reports it as ErrInvalidValue, which
+	// it was before it had a kind of its own.
+	ErrReadOnly = errors.New("read-only property")
 )
 
-// Error describes what is wrong with a DSN or a property value.
+// Error describes what is wrong with a DSN or a property value. It carries a
+// gRPC status (GRPCStatus), so status.Code works on it: FailedPrecondition
+// for ErrReadOnly, InvalidArgument for the other kinds.
 type Error struct {
-	// Kind is ErrMalformed, ErrUnknownProperty or ErrInvalidValue.
+	// Kind is ErrMalformed, ErrUnknownProperty, ErrInvalidValue or
+	// ErrReadOnly.
 	Kind error
 	// Key is the property concerned: the canonical snake_case name for
 	// ErrInvalidValue, the key as written for ErrUnknownProperty, and empty
@@ -71,7 +81,7 @@ func (e *Error) Error() string {
 			b.WriteString(": ")
 			b.WriteString(e.Reason)
 		}
-	case ErrInvalidValue:
+	case ErrInvalidValue, ErrReadOnly:
 		b.WriteString("invalid value ")
 		b.WriteString(quote(e.Value))
 		b.WriteString(" for ")
@@ -93,12 +103,32 @@ func (e *Error) Error() string {
 // Unwrap returns the error kind.
 func (e *Error) Unwrap() error { return e.Kind }
 
+// Is reports ErrReadOnly errors as ErrInvalidValue too.
+func (e *Error) Is(target error) bool {
+	return e.Kind == ErrReadOnly && target == ErrInvalidValue
+}
+
+// GRPCStatus maps the kind to a gRPC code, as go-sql-spanner reports the same
+// mistakes: a read-only or startup-only property given a value is
+// FailedPrecondition, anything else InvalidArgument.
+func (e *Error) GRPCStatus() *status.Status {
+	code := codes.InvalidArgument
+	if e.Kind == ErrReadOnly {
+		code = codes.FailedPrecondition
+	}
+	return status.New(code, e.Error())
+}
+
 func malformed(format string, args ...any) *Error {
 	return &Error{Kind: ErrMalformed, Reason: fmt.Sprintf(format, args...)}
 }
 
 func invalid(key, value, reason string) *Error {
 	return &Error{Kind: ErrInvalidValue, Key: key, Value: value, Reason: reason}
+}
+
+func readOnly(key, value, reason string) *Error {
+	return &Error{Kind: ErrReadOnly, Key: key, Value: value, Reason: reason}
 }
 
 // unknownKey builds the error for an unknown key, suggesting the known

@@ -28,6 +28,9 @@ var fuzzSeeds = []string{
 	"projects/p/instances/i/databases/d;commit_timestamp=x",
 	"projects/p/instances/i/databases/d;x=y",
 	"projects/p/instances/i/databases/d;begin_transaction_option=inlined_begin_transaction;autocommit_dml_mode=Partitioned-Non-Atomic",
+	"projects/p/instances/i/databases/d;ddl_execution_mode=async_wait;ddl_async_wait_timeout=NULL;max_partitions=3;auto_batch_dml_update_count=-2",
+	"projects/p/instances/i/databases/d;connection_state_type=transactional;database_dialect=postgresql;read_timestamp=x",
+	`projects/p/instances/i/databases/d;directed_read={"excludeReplicas":{"replicaSelections":[{"type":"READ_ONLY"}]}}`,
 }
 
 // FuzzParse: Parse never panics; whatever it accepts formats to a DSN that
@@ -47,16 +50,16 @@ func FuzzParse(f *testing.F) {
 		if err := c.Validate(); err != nil {
 			t.Fatalf("Parse(%q) gave a Config that does not validate: %v", s, err)
 		}
-		s1 := c.String()
+		s1 := c.FormatDSN()
 		c2, err := dsn.Parse(s1)
 		if err != nil {
-			t.Fatalf("Parse(%q) ok, but Parse(String()=%q): %v", s, s1, err)
+			t.Fatalf("Parse(%q) ok, but Parse(FormatDSN()=%q): %v", s, s1, err)
 		}
 		if *c2 != *c {
-			t.Fatalf("Parse(%q) != Parse(String()=%q)\n got %+v\nwant %+v", s, s1, *c2, *c)
+			t.Fatalf("Parse(%q) != Parse(FormatDSN()=%q)\n got %+v\nwant %+v", s, s1, *c2, *c)
 		}
-		if s2 := c2.String(); s2 != s1 {
-			t.Fatalf("String not a fixed point: %q then %q", s1, s2)
+		if s2 := c2.FormatDSN(); s2 != s1 {
+			t.Fatalf("FormatDSN not a fixed point: %q then %q", s1, s2)
 		}
 	})
 }

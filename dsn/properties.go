@@ -2,11 +2,13 @@ package dsn
 
 import (
 	"database/sql"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 type propKind int
@@ -23,21 +25,45 @@ const (
 // property describes one DSN key: how to set it from text and how to write
 // it back. get returns the canonical text of the field; set parses text into
 // the field and returns an *Error naming the property when the text is not
-// allowed. The table order is the order String writes keys in.
+// allowed. The table order is the order FormatDSN writes keys in.
 type property struct {
 	name string // canonical snake_case key
 	norm string // name lower-cased without underscores
 	kind propKind
 	set  func(c *Config, v string) *Error
 	get  func(c *Config) string // nil for read-only properties
+	// show returns the typed value SHOW VARIABLE answers with, as
+	// go-sql-spanner types it; nil means the text of get.
+	show func(c *Config) any
 	// startup properties are fixed when the connector is made; SET cannot
 	// change them on a connection.
 	startup bool
+	// secret values are replaced by Redacted in String, fmt and errors.
+	secret bool
 }
 
 func startup(p property) property {
 	p.startup = true
 	return p
+}
+
+func secret(p property) property {
+	p.secret = true
+	return p
+}
+
+// shown sets how SHOW VARIABLE types the property's value.
+func shown(p property, show func(c *Config) any) property {
+	p.show = show
+	return p
+}
+
+// quotable returns v, or Redacted for a secret property, for error texts.
+func (p *property) quotable(v string) string {
+	if p.secret && v != "" {
+		return Redacted
+	}
+	return v
 }
 
 // IsStartupProperty reports whether key (any spelling) names a startup
@@ -86,7 +112,8 @@ func boolProp(name string, f func(*Config) *bool) property {
 			*f(c) = b
 			return nil
 		},
-		get: func(c *Config) string { return strconv.FormatBool(*f(c)) },
+		get:  func(c *Config) string { return strconv.FormatBool(*f(c)) },
+		show: func(c *Config) any { return *f(c) },
 	}
 }
 
@@ -135,7 +162,25 @@ func bytesProp(name string, f func(*Config) *int64, lo int64) property {
 			*f(c) = n * mul
 			return nil
 		},
-		get: func(c *Config) string { return itoa(*f(c)) },
+		get:  func(c *Config) string { return itoa(*f(c)) },
+		show: func(c *Config) any { return *f(c) },
+	}
+}
+
+// int64Prop accepts lo..hi and shows as an INT64, as go-sql-spanner's int64
+// properties do (its int ones show as text).
+func int64Prop(name string, f func(*Config) *int64, lo, hi int64) property {
+	return property{name: name, kind: kindInt,
+		set: func(c *Config, v string) *Error {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil || n < lo || n > hi {
+				return invalid(name, v, withAmpHint(v, "want an integer from "+itoa(lo)+" to "+itoa(hi)))
+			}
+			*f(c) = n
+			return nil
+		},
+		get:  func(c *Config) string { return itoa(*f(c)) },
+		show: func(c *Config) any { return *f(c) },
 	}
 }
 
@@ -157,6 +202,8 @@ func durationProp(name string, f func(*Config) *time.Duration, hi time.Duration)
 			return nil
 		},
 		get: func(c *Config) string { return formatDuration(*f(c)) },
+		// go-sql-spanner shows a duration as Go's time.Duration text.
+		show: func(c *Config) any { return f(c).String() },
 	}
 }
 
@@ -209,8 +256,26 @@ func normEnum(v string) string {
 func readOnlyProp(name string) property {
 	return property{name: name, kind: kindReadOnly,
 		set: func(c *Config, v string) *Error {
-			return invalid(name, v, "read-only property; it can be shown but not set")
+			return readOnly(name, v, "read-only property; it can be shown but not set")
 		},
+	}
+}
+
+// directedReadProp keeps a spannerpb.DirectedReadOptions in protobuf JSON as
+// written, after checking that it parses.
+func directedReadProp() property {
+	return property{name: "directed_read", kind: kindString,
+		set: func(c *Config, v string) *Error {
+			if strings.TrimSpace(v) != "" {
+				if err := protojson.Unmarshal([]byte(v), &spannerpb.DirectedReadOptions{}); err != nil {
+					return invalid("directed_read", v, "want DirectedReadOptions in protobuf JSON, e.g. "+
+						`{"includeReplicas":{"replicaSelections":[{"location":"us-east1"}]}}`)
+				}
+			}
+			c.DirectedRead = v
+			return nil
+		},
+		get: func(c *Config) string { return c.DirectedRead },
 	}
 }
 
@@ -238,6 +303,51 @@ var isolationNames = map[string]sql.IsolationLevel{
 	"SNAPSHOT": sql.LevelSnapshot, "LEVELSNAPSHOT": sql.LevelSnapshot,
 }
 
+// stalenessText spells s as go-sql-spanner's SHOW VARIABLE does (the
+// official client's TimestampBound text).
+func stalenessText(s Staleness) string {
+	switch s.Kind {
+	case StalenessExact:
+		return "(exactStaleness: " + s.Duration.String() + ")"
+	case StalenessMax:
+		return "(maxStaleness: " + s.Duration.String() + ")"
+	case StalenessReadTimestamp:
+		return "(readTimestamp: " + s.Timestamp.String() + ")"
+	case StalenessMinReadTimestamp:
+		return "(minReadTimestamp: " + s.Timestamp.String() + ")"
+	}
+	return "(strong)"
+}
+
+// autocommitText spells m as go-sql-spanner's AutocommitDMLMode.String.
+func autocommitText(m AutocommitDMLMode) string {
+	if m == AutocommitPartitionedNonAtomic {
+		return "PartitionedNonAtomic"
+	}
+	return "Transactional"
+}
+
+// beginOptionText is go-sql-spanner's SHOW text of begin_transaction_option:
+// the official client's option number (it has no name).
+func beginOptionText(o BeginTransactionOption) string {
+	if o == BeginTransactionExplicit {
+		return "2"
+	}
+	return "1"
+}
+
+// stateTypeText is go-sql-spanner's SHOW text of connection_state_type: the
+// number of the type (it has no name).
+func stateTypeText(t ConnectionStateType) string {
+	switch t {
+	case ConnectionStateTransactional:
+		return "1"
+	case ConnectionStateNonTransactional:
+		return "2"
+	}
+	return "0"
+}
+
 // IsolationLevelName returns the canonical DSN spelling of l (DEFAULT,
 // SERIALIZABLE, REPEATABLE_READ, SNAPSHOT), or "" for a level the driver does
 // not support.
@@ -260,7 +370,7 @@ var properties = []property{
 	startup(stringProp("endpoint", func(c *Config) *string { return &c.Endpoint })),
 	startup(stringProp("authority", func(c *Config) *string { return &c.Authority })),
 	startup(stringProp("credentials", func(c *Config) *string { return &c.Credentials })),
-	startup(stringProp("credentials_json", func(c *Config) *string { return &c.CredentialsJSON })),
+	secret(startup(stringProp("credentials_json", func(c *Config) *string { return &c.CredentialsJSON }))),
 	startup(boolProp("use_plain_text", func(c *Config) *bool { return &c.UsePlainText })),
 	startup(boolProp("auto_config_emulator", func(c *Config) *bool { return &c.AutoConfigEmulator })),
 	startup(boolProp("disable_native_metrics", func(c *Config) *bool { return &c.DisableNativeMetrics })),
@@ -273,6 +383,12 @@ var properties = []property{
 	startup(intProp("statement_cache_size", func(c *Config) *int { return &c.StatementCacheSize }, 1, math.MaxInt32, DefaultStatementCacheSize)),
 	startup(boolProp("disable_statement_cache", func(c *Config) *bool { return &c.DisableStatementCache })),
 	startup(durationProp("connect_timeout", func(c *Config) *time.Duration { return &c.ConnectTimeout }, 0)),
+	startup(shown(enumProp("connection_state_type", func(c *Config) *ConnectionStateType { return &c.ConnectionStateType }, map[string]ConnectionStateType{
+		"DEFAULT": ConnectionStateDefault, "TRANSACTIONAL": ConnectionStateTransactional, "NONTRANSACTIONAL": ConnectionStateNonTransactional,
+	}, "DEFAULT, TRANSACTIONAL or NON_TRANSACTIONAL"), func(c *Config) any { return stateTypeText(c.ConnectionStateType) })),
+	startup(enumProp("database_dialect", func(c *Config) *DatabaseDialect { return &c.DatabaseDialect }, map[string]DatabaseDialect{
+		"GOOGLESTANDARDSQL": DialectGoogleSQL, "GOOGLESQL": DialectGoogleSQL, "POSTGRESQL": DialectPostgreSQL,
+	}, "GOOGLE_STANDARD_SQL or POSTGRESQL")),
 
 	// Per-connection properties.
 	{name: "isolation_level", kind: kindEnum,
@@ -290,19 +406,20 @@ var properties = []property{
 			}
 			return itoa(int64(c.IsolationLevel)) // unsupported: Validate reports it
 		},
+		show: func(c *Config) any { return c.IsolationLevel.String() },
 	},
-	enumProp("read_lock_mode", func(c *Config) *ReadLockMode { return &c.ReadLockMode }, map[string]ReadLockMode{
+	shown(enumProp("read_lock_mode", func(c *Config) *ReadLockMode { return &c.ReadLockMode }, map[string]ReadLockMode{
 		"UNSPECIFIED": ReadLockModeUnspecified, "READLOCKMODEUNSPECIFIED": ReadLockModeUnspecified,
 		"PESSIMISTIC": ReadLockModePessimistic, "OPTIMISTIC": ReadLockModeOptimistic,
-	}, "PESSIMISTIC, OPTIMISTIC or UNSPECIFIED"),
-	enumProp("begin_transaction_option", func(c *Config) *BeginTransactionOption { return &c.BeginTransactionOption }, map[string]BeginTransactionOption{
+	}, "PESSIMISTIC, OPTIMISTIC or UNSPECIFIED"), func(c *Config) any { return c.ReadLockMode.Proto().String() }),
+	shown(enumProp("begin_transaction_option", func(c *Config) *BeginTransactionOption { return &c.BeginTransactionOption }, map[string]BeginTransactionOption{
 		"DEFAULT": BeginTransactionInline, "DEFAULTBEGINTRANSACTION": BeginTransactionInline,
 		"INLINE": BeginTransactionInline, "INLINED": BeginTransactionInline, "INLINEDBEGINTRANSACTION": BeginTransactionInline,
 		"EXPLICIT": BeginTransactionExplicit, "EXPLICITBEGINTRANSACTION": BeginTransactionExplicit,
-	}, "INLINE (or DEFAULT) or EXPLICIT"),
-	enumProp("autocommit_dml_mode", func(c *Config) *AutocommitDMLMode { return &c.AutocommitDMLMode }, map[string]AutocommitDMLMode{
+	}, "INLINE (or DEFAULT) or EXPLICIT"), func(c *Config) any { return beginOptionText(c.BeginTransactionOption) }),
+	shown(enumProp("autocommit_dml_mode", func(c *Config) *AutocommitDMLMode { return &c.AutocommitDMLMode }, map[string]AutocommitDMLMode{
 		"TRANSACTIONAL": AutocommitTransactional, "PARTITIONEDNONATOMIC": AutocommitPartitionedNonAtomic,
-	}, "TRANSACTIONAL or PARTITIONED_NON_ATOMIC"),
+	}, "TRANSACTIONAL or PARTITIONED_NON_ATOMIC"), func(c *Config) any { return autocommitText(c.AutocommitDMLMode) }),
 	boolProp("retry_aborts_internally", func(c *Config) *bool { return &c.RetryAbortsInternally }),
 	{name: "read_only_staleness", kind: kindEnum,
 		set: func(c *Config, v string) *Error {
@@ -315,10 +432,13 @@ var properties = []property{
 			c.ReadOnlyStaleness = s
 			return nil
 		},
-		get: func(c *Config) string { return c.ReadOnlyStaleness.String() },
+		get:  func(c *Config) string { return c.ReadOnlyStaleness.String() },
+		show: func(c *Config) any { return stalenessText(c.ReadOnlyStaleness) },
 	},
-	enumProp("rpc_priority", func(c *Config) *Priority { return &c.RPCPriority }, priorityAliases, priorityAllowed),
-	enumProp("commit_priority", func(c *Config) *Priority { return &c.CommitPriority }, priorityAliases, priorityAllowed),
+	shown(enumProp("rpc_priority", func(c *Config) *Priority { return &c.RPCPriority }, priorityAliases, priorityAllowed),
+		func(c *Config) any { return c.RPCPriority.Proto().String() }),
+	shown(enumProp("commit_priority", func(c *Config) *Priority { return &c.CommitPriority }, priorityAliases, priorityAllowed),
+		func(c *Config) any { return c.CommitPriority.Proto().String() }),
 	stringProp("optimizer_version", func(c *Config) *string { return &c.OptimizerVersion }),
 	stringProp("optimizer_statistics_package", func(c *Config) *string { return &c.OptimizerStatisticsPackage }),
 	boolProp("decode_to_native_arrays", func(c *Config) *bool { return &c.DecodeToNativeArrays }),
@@ -329,8 +449,25 @@ var properties = []property{
 	durationProp("statement_timeout", func(c *Config) *time.Duration { return &c.StatementTimeout }, 0),
 	boolProp("return_commit_stats", func(c *Config) *bool { return &c.ReturnCommitStats }),
 	boolProp("exclude_txn_from_change_streams", func(c *Config) *bool { return &c.ExcludeTxnFromChangeStreams }),
+	boolProp("auto_batch_dml", func(c *Config) *bool { return &c.AutoBatchDML }),
+	int64Prop("auto_batch_dml_update_count", func(c *Config) *int64 { return &c.AutoBatchDMLUpdateCount }, math.MinInt64, math.MaxInt64),
+	boolProp("auto_batch_dml_update_count_verification", func(c *Config) *bool { return &c.AutoBatchDMLUpdateCountVerification }),
+	boolProp("transaction_read_only", func(c *Config) *bool { return &c.TransactionReadOnly }),
+	boolProp("transaction_deferrable", func(c *Config) *bool { return &c.TransactionDeferrable }),
+	boolProp("transaction_batch_read_only", func(c *Config) *bool { return &c.TransactionBatchReadOnly }),
+	durationProp("transaction_timeout", func(c *Config) *time.Duration { return &c.TransactionTimeout }, 0),
+	enumProp("ddl_execution_mode", func(c *Config) *DDLExecutionMode { return &c.DDLExecutionMode }, map[string]DDLExecutionMode{
+		"SYNC": DDLSync, "ASYNC": DDLAsync, "ASYNCWAIT": DDLAsyncWait,
+	}, "SYNC, ASYNC or ASYNC_WAIT"),
+	durationProp("ddl_async_wait_timeout", func(c *Config) *time.Duration { return &c.DDLAsyncWaitTimeout }, 0),
+	directedReadProp(),
+	boolProp("auto_partition_mode", func(c *Config) *bool { return &c.AutoPartitionMode }),
+	boolProp("data_boost_enabled", func(c *Config) *bool { return &c.DataBoostEnabled }),
+	int64Prop("max_partitions", func(c *Config) *int64 { return &c.MaxPartitions }, 0, math.MaxInt64),
+	int64Prop("max_partitioned_parallelism", func(c *Config) *int64 { return &c.MaxPartitionedParallelism }, 0, math.MaxInt32),
 	readOnlyProp("commit_timestamp"),
 	readOnlyProp("commit_response"),
+	readOnlyProp("read_timestamp"),
 
 	// spannerfast's own.
 	boolProp("raw_decode", func(c *Config) *bool { return &c.RawDecode }),
@@ -356,7 +493,7 @@ var byNorm = func() map[string]*property {
 func lookup(key string) *property { return byNorm[normKey(strings.TrimSpace(key))] }
 
 // Properties returns the canonical names of all properties, in the order
-// String writes them (read-only ones included).
+// FormatDSN writes them (read-only ones included).
 func Properties() []string {
 	out := make([]string, len(properties))
 	for i := range properties {
@@ -365,10 +502,18 @@ func Properties() []string {
 	return out
 }
 
+// CanonicalName returns the canonical snake_case name of the property key
+// (any spelling) and whether it is known.
+func CanonicalName(key string) (string, bool) {
+	if p := lookup(key); p != nil {
+		return p.name, true
+	}
+	return "", false
+}
+
 // Set parses value into the property key (any spelling: useplaintext,
-// usePlainText, use_plain_text). It is what Parse does for each key=value and
-// what a SET statement needs. On error c is unchanged and the error is an
-// *Error.
+// usePlainText, use_plain_text). It is what Parse does for each key=value.
+// On error c is unchanged and the error is an *Error.
 func (c *Config) Set(key, value string) error {
 	p := lookup(key)
 	if p == nil {
@@ -380,16 +525,64 @@ func (c *Config) Set(key, value string) error {
 	return nil
 }
 
-// Get returns the canonical text of the property key (as SHOW VARIABLE
-// shows it). Read-only properties are not stored in Config: Get reports them
-// as ErrInvalidValue.
-func (c *Config) Get(key string) (string, error) {
+// SetVariable is Set for a SET statement on an open connection: a startup
+// property is an ErrReadOnly *Error (FailedPrecondition), and NULL (any
+// case) sets the property's default, as in go-sql-spanner.
+func (c *Config) SetVariable(key, value string) error {
 	p := lookup(key)
 	if p == nil {
-		return "", unknownKey(strings.TrimSpace(key))
+		return unknownKey(strings.TrimSpace(key))
 	}
-	if p.get == nil {
-		return "", fmt.Errorf("dsn: %s is read-only and not kept in Config (the connection keeps it): %w", p.name, ErrInvalidValue)
+	if p.startup {
+		return readOnly(p.name, p.quotable(value), "startup property; set it in the DSN")
+	}
+	if p.get != nil && strings.EqualFold(strings.TrimSpace(value), "NULL") {
+		value = p.get(defaults)
+	}
+	if err := p.set(c, value); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Get returns the canonical text of the property key, as FormatDSN writes
+// it. Read-only properties are not kept in Config (the connection keeps
+// them): Get reports them as an ErrReadOnly *Error.
+func (c *Config) Get(key string) (string, error) {
+	p, err := c.readable(key)
+	if err != nil {
+		return "", err
 	}
 	return p.get(c), nil
+}
+
+// Value returns the property key as SHOW VARIABLE shows it, typed as
+// go-sql-spanner types it: bool for booleans, int64 for its int64
+// properties (auto_batch_dml_update_count, max_partitions, ...) and for
+// max_buffered_bytes, and a string for everything else, in go-sql-spanner's
+// spelling: durations as Go writes them ("10s"), isolation_level as
+// "Default" or "Repeatable Read", autocommit_dml_mode as "Transactional",
+// priorities as "PRIORITY_LOW", read_lock_mode as "OPTIMISTIC",
+// read_only_staleness as "(exactStaleness: 10s)", and the int properties
+// (num_channels, min_sessions, ...) as decimal text. Errors are as Get's.
+func (c *Config) Value(key string) (any, error) {
+	p, err := c.readable(key)
+	if err != nil {
+		return nil, err
+	}
+	if p.show != nil {
+		return p.show(c), nil
+	}
+	return p.get(c), nil
+}
+
+func (c *Config) readable(key string) (*property, error) {
+	p := lookup(key)
+	if p == nil {
+		return nil, unknownKey(strings.TrimSpace(key))
+	}
+	if p.get == nil {
+		return nil, readOnly(p.name, "", "read-only property kept by the connection, not by Config")
+	}
+	return p, nil
 }

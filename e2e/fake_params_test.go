@@ -384,14 +384,14 @@ func TestFakeRequestOptions(t *testing.T) {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	if got := show(c1, "rpc_priority"); got != "LOW" {
-		t.Errorf("SHOW VARIABLE rpc_priority = %q, want LOW", got)
+	if got := show(c1, "rpc_priority"); got != "PRIORITY_LOW" {
+		t.Errorf("SHOW VARIABLE rpc_priority = %q, want PRIORITY_LOW", got)
 	}
 	if got := show(c1, "spanner.statement_tag"); got != "tag-b" {
 		t.Errorf("SHOW VARIABLE statement_tag = %q, want tag-b", got)
 	}
-	if got := show(c2, "rpc_priority"); got != "HIGH" {
-		t.Errorf("SHOW VARIABLE rpc_priority on another connection = %q, want HIGH", got)
+	if got := show(c2, "rpc_priority"); got != "PRIORITY_HIGH" {
+		t.Errorf("SHOW VARIABLE rpc_priority on another connection = %q, want PRIORITY_HIGH", got)
 	}
 	if err := queryOne(ctx, c1, "SELECT 1"); err != nil {
 		t.Fatal(err)
@@ -411,8 +411,8 @@ func TestFakeRequestOptions(t *testing.T) {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	if got := show(c1, "rpc_priority"); got != "HIGH" {
-		t.Errorf("SHOW VARIABLE rpc_priority after RESET = %q, want HIGH", got)
+	if got := show(c1, "rpc_priority"); got != "PRIORITY_HIGH" {
+		t.Errorf("SHOW VARIABLE rpc_priority after RESET = %q, want PRIORITY_HIGH", got)
 	}
 	if err := queryOne(ctx, c1, "SELECT 1"); err != nil {
 		t.Fatal(err)

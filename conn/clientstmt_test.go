@@ -1,0 +1,48 @@
+package conn
+
+import (
+	"testing"
+	"time"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+// TestShowLastResults: SHOW VARIABLE reads what the last transaction and
+// read left in Conn.last; before anything, the timestamps are NULL and
+// commit_response is empty, as in go-sql-spanner.
+func TestShowLastResults(t *testing.T) {
+	c := &Conn{cfg: *dsn.NewConfig()}
+	for _, name := range []string{"commit_timestamp", "commitTimestamp", "read_timestamp"} {
+		if v, err := c.variable(name); err != nil || v != nil {
+			t.Errorf("%s before anything = %#v, %v; want NULL", name, v, err)
+		}
+	}
+	if v, err := c.variable("commit_response"); err != nil || v != "" {
+		t.Errorf("commit_response before a commit = %#v, %v; want \"\"", v, err)
+	}
+
+	commit := time.Date(2024, 1, 2, 3, 4, 5, 6000, time.UTC)
+	read := time.Date(2024, 1, 2, 3, 4, 0, 0, time.UTC)
+	c.last = lastResults{
+		readTimestamp:   read,
+		commitTimestamp: commit,
+		commitResponse:  &spannerpb.CommitResponse{CommitStats: &spannerpb.CommitResponse_CommitStats{MutationCount: 10}},
+	}
+	if v, _ := c.variable("commit_timestamp"); v != commit {
+		t.Errorf("commit_timestamp = %#v, want %v", v, commit)
+	}
+	if v, _ := c.variable("read_timestamp"); v != read {
+		t.Errorf("read_timestamp = %#v, want %v", v, read)
+	}
+	want := `{"CommitTs":"2024-01-02T03:04:05.000006Z","CommitStats":{"mutation_count":10}}`
+	if v, _ := c.variable("commit_response"); v != want {
+		t.Errorf("commit_response = %v, want %s", v, want)
+	}
+	c.last.commitResponse = &spannerpb.CommitResponse{}
+	want = `{"CommitTs":"2024-01-02T03:04:05.000006Z","CommitStats":null}`
+	if v, _ := c.variable("commit_response"); v != want {
+		t.Errorf("commit_response without stats = %v, want %s", v, want)
+	}
+}
