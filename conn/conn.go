@@ -129,6 +129,7 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	if err != nil {
 		return nil, err
 	}
+	c.last = lastResults{readTimestamp: r.ReadTimestamp()}
 	return r, nil
 }
 
@@ -333,6 +334,8 @@ func (c *Conn) ResetSession(context.Context) error {
 	}
 	c.cfg = *c.client.Config().Clone()
 	c.pending = pendingOptions{}
+	c.last = lastResults{}
+	c.ext = nil
 	return nil
 }
 

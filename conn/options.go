@@ -21,27 +21,32 @@ func (q *QueryOptions) merge(o QueryOptions) {
 // pendingOptions carries QueryOptions from CheckNamedValue, which removes
 // them from the arguments, to the statement that the arguments belong to.
 //
-// database/sql checks a statement's arguments in order (Ordinal 1 first)
-// and then runs the statement, all while holding the connection. It can
-// also stop in between: a later argument fails its check, or a prepared
-// statement gets the wrong number of arguments. The options must then die
-// with that statement rather than reach the next one, so they are dropped
-// when a new argument list starts (Ordinal 1), when a check fails, and when
-// the statement that takes them does not have the arguments counted with
-// them. That last rule covers the argument-count failure: it happens only
-// when the kept arguments differ from what the next successful run of the
-// same statement passes.
+// database/sql checks a statement's arguments in order and then runs the
+// statement, all while holding the connection. It can also stop in
+// between: a later argument fails its check, or a prepared statement gets
+// the wrong number of arguments. The options must then die with that
+// statement rather than reach the next one.
+//
+// So the options are tied to the argument list they came in. database/sql
+// builds a new []driver.NamedValue for every call and hands CheckNamedValue
+// pointers into it, numbering kept arguments from 1 (Ordinal): an argument
+// with Ordinal 1 sits at the start of the list, so its address identifies
+// the list. The statement later receives that same list, cut to the kept
+// arguments, and take applies the options only if it starts at that
+// address. Holding the pointer keeps the old list alive, so a new list can
+// never reuse its address.
 type pendingOptions struct {
 	opts QueryOptions
-	kept int  // arguments checked and kept in the same list
-	set  bool // opts came with that list
+	list *driver.NamedValue // first element of the checked argument list
+	kept int                // arguments checked and kept in that list
+	set  bool               // opts came with that list
 }
 
 // check is CheckNamedValue's part for one argument: options are kept and
 // removed; anything else goes to convert, whose failure drops the options.
 func (p *pendingOptions) check(nv *driver.NamedValue, convert func(*driver.NamedValue) error) error {
-	if nv.Ordinal <= 1 {
-		*p = pendingOptions{}
+	if nv.Ordinal == 1 && nv != p.list {
+		*p = pendingOptions{list: nv}
 	}
 	if o, ok := nv.Value.(QueryOptions); ok {
 		p.opts.merge(o)
@@ -61,7 +66,7 @@ func (p *pendingOptions) check(nv *driver.NamedValue, convert func(*driver.Named
 // the driver directly, without database/sql's checks) are taken out too.
 func (p *pendingOptions) take(args []driver.NamedValue) (QueryOptions, []driver.NamedValue) {
 	var o QueryOptions
-	if p.set && p.kept == len(args) {
+	if p.set && len(args) == p.kept && cap(args) > 0 && &args[:1][0] == p.list {
 		o = p.opts
 	}
 	*p = pendingOptions{}

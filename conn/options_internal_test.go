@@ -9,22 +9,28 @@ import (
 
 func rawOpt(on bool) QueryOptions { return QueryOptions{RawDecode: &on} }
 
-// checkList plays database/sql's argument check for one statement: each
-// argument in order through p.check, stopping at the first error. It
-// returns the kept arguments and whether the list passed.
+// checkList plays database/sql's argument check for one statement
+// (driverArgsConnLocked): a fresh list, each argument checked in order at
+// the position of the next kept one, Ordinal counting kept arguments,
+// stopping at the first error. It returns the list the statement gets and
+// whether the check passed.
 func checkList(p *pendingOptions, values []any) ([]driver.NamedValue, bool) {
-	var kept []driver.NamedValue
-	for i, v := range values {
-		nv := driver.NamedValue{Ordinal: i + 1, Value: v}
-		switch err := p.check(&nv, convertArg); {
+	nvargs := make([]driver.NamedValue, len(values))
+	n := 0
+	for _, v := range values {
+		nv := &nvargs[n]
+		nv.Ordinal = n + 1
+		nv.Value = v
+		switch err := p.check(nv, convertArg); {
 		case errors.Is(err, driver.ErrRemoveArgument):
+			nvargs = nvargs[:len(nvargs)-1]
 		case err != nil:
 			return nil, false
 		default:
-			kept = append(kept, nv)
+			n++
 		}
 	}
-	return kept, true
+	return nvargs, true
 }
 
 // TestPendingOptionsProperty: over random sequences of argument lists (with

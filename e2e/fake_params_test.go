@@ -435,6 +435,7 @@ func TestFakeRequestOptions(t *testing.T) {
 	}
 	e := exact10s
 	e.priority = spannerpb.RequestOptions_PRIORITY_MEDIUM
+	e.tag = "" // statement_tag tags one statement: the query after RESET spent it
 	check("after SET via QueryContext", e)
 
 	// One multiplexed session for everything.
