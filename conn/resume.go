@@ -103,6 +103,9 @@ func (s *resumableStream) fill() error {
 	}
 	// End of stream, or a failure that will not be retried: what was read is
 	// final either way, so hand it out before reporting the end.
+	if err != io.EOF {
+		err = s.backoff.final(s.ctx, err)
+	}
 	s.end(err)
 	s.flushPending()
 	return nil

@@ -65,6 +65,7 @@ type backoff struct {
 	// rand returns a value in [0, n); nil means math/rand/v2. Tests
 	// inject a fixed source.
 	rand func(n int64) int64
+	last error // the last transient failure retried, if any
 }
 
 const (
@@ -91,8 +92,19 @@ func (b *backoff) delay(serverDelay time.Duration) time.Duration {
 	return 1 + time.Duration(rnd(int64(ceiling)))
 }
 
-// reset makes the next delay start from the initial ceiling again.
-func (b *backoff) reset() { b.ceiling = 0 }
+// reset makes the next delay start from the initial ceiling again and
+// forgets the failure being retried.
+func (b *backoff) reset() { b.ceiling, b.last = 0, nil }
+
+// final returns the error that ends the retries on failure err, which is
+// not transient: a *RetryStoppedError if ctx ended while an earlier failure
+// was being retried (the attempt failed because of that), else err.
+func (b *backoff) final(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && b.last != nil {
+		return &RetryStoppedError{Context: cerr, Last: b.last}
+	}
+	return err
+}
 
 // sleepFunc waits d or until ctx ends, returning ctx.Err() in that case.
 type sleepFunc func(ctx context.Context, d time.Duration) error
@@ -100,12 +112,13 @@ type sleepFunc func(ctx context.Context, d time.Duration) error
 // pause decides what follows the failure err of an attempt: nil after
 // waiting out the backoff when err is transient (the caller makes another
 // attempt); err itself when it is not; a *RetryStoppedError when ctx ended
-// during the wait.
+// during the wait, or ended an attempt that retried an earlier failure.
 func (b *backoff) pause(ctx context.Context, sleep sleepFunc, err error) error {
 	retry, serverDelay := retryDelay(err)
 	if !retry {
-		return err
+		return b.final(ctx, err)
 	}
+	b.last = err
 	if cerr := sleep(ctx, b.delay(serverDelay)); cerr != nil {
 		return &RetryStoppedError{Context: cerr, Last: err}
 	}
