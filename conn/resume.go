@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"bytes"
 	"context"
 	"io"
 
@@ -129,10 +130,12 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 		return nil
 	}
 	switch {
-	case len(f.Msg.ResumeToken) > 0:
+	case len(f.Msg.ResumeToken) > 0 && !bytes.Equal(f.Msg.ResumeToken, s.token):
 		// Progress: everything so far is covered, so a failure from now on
 		// resumes here (again, if the stream had given that up) and waits
-		// as after a first failure.
+		// as after a first failure. A repeated token covers nothing new
+		// (resuming at it would repeat what followed it), so it counts as
+		// no token, as in the official client.
 		s.token = append(s.token[:0], f.Msg.ResumeToken...)
 		s.resumable = true
 		s.backoff.reset()
