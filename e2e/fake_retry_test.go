@@ -11,6 +11,7 @@ import (
 
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"go.uber.org/goleak"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -97,7 +98,9 @@ func faultQuery(t *testing.T, s *fakespanner.Server, faults ...fakespanner.Fault
 	t.Helper()
 	rs := faultResultSet()
 	s.AddResult("whole", &fakespanner.Result{ResultSet: rs})
-	want, _, err := readCanon(context.Background(), openFake(t, s), "whole")
+	db := openFake(t, s)
+	want, _, err := readCanon(context.Background(), db, "whole")
+	db.Close() // now: goroutine checks run before the test's cleanups
 	if err != nil || len(want) != faultRows {
 		t.Fatalf("reference read: %d rows, %v", len(want), err)
 	}
@@ -311,4 +314,64 @@ func TestFakeRetryProperty(t *testing.T) {
 			t.Fatalf("%s: %d ExecuteStreamingSql requests, want %d", desc, got, want)
 		}
 	}
+}
+
+// TestFakeCloseDuringRetry: closing the rows while the reader goroutine
+// retries an endlessly failing stream, or cancelling the context while Next
+// waits for it, returns promptly and leaves no goroutine behind.
+func TestFakeCloseDuringRetry(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	s := fakespanner.Start(t)
+	faultQuery(t, s, fakespanner.Fault{AfterMessage: 3, Err: fakespanner.ErrUnavailable, Times: -1})
+	for _, prefetch := range []string{"prefetch_messages=1", "prefetch_messages=4"} {
+		for _, how := range []string{"close", "cancel"} {
+			name := prefetch + ", " + how
+			db := openFake(t, s, prefetch)
+			ctx, cancel := context.WithCancel(context.Background())
+			within(t, name, func() {
+				r, err := db.QueryContext(ctx, "q")
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					return
+				}
+				for range 6 { // the rows of the messages before the failing point
+					if !r.Next() {
+						t.Errorf("%s: rows ended early: %v", name, r.Err())
+					}
+				}
+				// The next row needs message 3, which never comes: the
+				// driver keeps retrying (ahead of the consumer when
+				// prefetching) until it is stopped.
+				retrying := func() {
+					for len(s.RequestsFor("ExecuteStreamingSql")) < 3 {
+						time.Sleep(time.Millisecond)
+					}
+				}
+				if how == "close" {
+					retrying()
+					r.Close()
+					return
+				}
+				go func() {
+					retrying()
+					cancel()
+				}()
+				if r.Next() {
+					t.Errorf("%s: a row past the failing point", name)
+				}
+				if status.Code(r.Err()) != codes.Canceled && !errors.Is(r.Err(), context.Canceled) {
+					t.Errorf("%s: rows error %v, want cancellation", name, r.Err())
+				}
+				r.Close()
+			})
+			cancel()
+			db.Close()
+			if n := len(s.RequestsFor("ExecuteStreamingSql")); n < 2 {
+				t.Fatalf("%s: %d requests; the stream was not being retried", name, n)
+			}
+			s.ResetRequests()
+		}
+	}
+	s.Close()
+	goleak.VerifyNone(t, ignore)
 }
