@@ -273,9 +273,12 @@ func attach(ctx context.Context, md metadata.MD) context.Context {
 }
 
 // Session returns the name of the multiplexed session, creating it on first
-// use (bounded by connect_timeout). Concurrent callers share one creation.
-// If creation fails, the callers waiting for it get the error and the next
-// caller tries again; a caller whose own context ended does not pass that
+// use (bounded by connect_timeout). Transient CreateSession failures
+// (UNAVAILABLE, the retryable INTERNAL errors, RESOURCE_EXHAUSTED with a
+// retry delay) are retried with backoff until the context or connect_timeout
+// ends. Concurrent callers share one creation, retries included. If creation
+// fails, the callers waiting for it get the error and the next caller tries
+// again; a caller whose own context ended does not pass that
 // error on to the others, who retry instead. With auto_config_emulator the
 // instance and database are created first if missing. A session older than
 // 7 days is replaced on the next call (the old one is kept if that fails).
@@ -356,15 +359,29 @@ func (c *Client) createSession(ctx context.Context) (*sessionState, error) {
 		}
 		c.emulatorReady.Store(true)
 	}
-	resp, err := c.Spanner().CreateSession(c.Context(ctx, true), &spannerpb.CreateSessionRequest{
+	req := &spannerpb.CreateSessionRequest{
 		Database: c.dbPath,
 		Session: &spannerpb.Session{
 			Multiplexed: true,
 			CreatorRole: c.cfg.DatabaseRole,
 		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, err)
+	}
+	var (
+		resp *spannerpb.Session
+		err  error
+		b    backoff
+	)
+	for {
+		resp, err = c.Spanner().CreateSession(c.Context(ctx, true), req)
+		if err == nil {
+			break
+		}
+		// Transient failures are retried until ctx (with connect_timeout)
+		// ends; the flight stays open meanwhile, so waiting callers never
+		// see an error that is still being retried.
+		if err = b.pause(ctx, sleepCtx, err); err != nil {
+			return nil, fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, err)
+		}
 	}
 	if resp.GetName() == "" {
 		return nil, status.Errorf(codes.Internal, "spannerfast: CreateSession on %s returned no session name", c.dbPath)

@@ -50,8 +50,9 @@ const dbPath = "projects/p/instances/i/databases/d"
 type fakeState struct {
 	mu          sync.Mutex
 	creates     int
-	failCreates int  // fail this many CreateSession calls with Unavailable
-	blockCreate bool // CreateSession waits for the caller to give up
+	failCreates int        // fail this many CreateSession calls with failCode
+	failCode    codes.Code // codes.OK means Unavailable
+	blockCreate bool       // CreateSession waits for the caller to give up
 	lastCreate  *spannerpb.CreateSessionRequest
 	md          map[string]metadata.MD // last metadata by method
 
@@ -87,6 +88,10 @@ func (f fakeSpanner) CreateSession(ctx context.Context, req *spannerpb.CreateSes
 	if fail {
 		f.failCreates--
 	}
+	failCode := f.failCode
+	if failCode == codes.OK {
+		failCode = codes.Unavailable
+	}
 	block := f.blockCreate
 	f.mu.Unlock()
 	if block {
@@ -94,7 +99,7 @@ func (f fakeSpanner) CreateSession(ctx context.Context, req *spannerpb.CreateSes
 		return nil, status.FromContextError(ctx.Err()).Err()
 	}
 	if fail {
-		return nil, status.Error(codes.Unavailable, "try again")
+		return nil, status.Error(failCode, "try again")
 	}
 	return &spannerpb.Session{
 		Name:        req.Database + "/sessions/s" + string(rune('0'+n)),
@@ -354,14 +359,19 @@ func TestDisableRouteToLeaderAndTracing(t *testing.T) {
 	}
 }
 
+// TestSessionRetryAfterFailure: a failure that is not transient is the
+// caller's error at once, and the next caller tries again.
 func TestSessionRetryAfterFailure(t *testing.T) {
 	f, addr := startFake(t, fakeOpts{})
-	f.failCreates = 1
+	f.failCreates, f.failCode = 1, codes.PermissionDenied
 	c := newClient(t, addr+"/"+dbPath+";usePlainText=true")
 	ctx := context.Background()
 	_, err := c.Session(ctx)
-	if status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "create session on "+dbPath) {
-		t.Fatalf("first Session: %v (code %v), want Unavailable", err, status.Code(err))
+	if status.Code(err) != codes.PermissionDenied || !strings.Contains(err.Error(), "create session on "+dbPath) {
+		t.Fatalf("first Session: %v (code %v), want PermissionDenied", err, status.Code(err))
+	}
+	if f.count() != 1 {
+		t.Fatalf("CreateSession called %d times, want 1 (no retry)", f.count())
 	}
 	name, err := c.Session(ctx)
 	if err != nil || name == "" {

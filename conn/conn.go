@@ -140,7 +140,9 @@ func isSessionNotFound(err error) bool {
 }
 
 // stream runs a streaming query and returns its Rows once the first
-// response arrived. The stream resumes after transient failures.
+// response arrived. Transient failures, whether opening the call, before the
+// first response or mid-stream, are retried with backoff until ctx (with
+// statement_timeout) ends.
 func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, opts QueryOptions) (*rows.Rows, error) {
 	ctx = c.client.SessionContext(ctx, req.Session, leader)
 	var cancel context.CancelFunc
@@ -157,12 +159,10 @@ func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, lea
 		}
 		return openGRPCStream(ctx, c.client.Channel(), r)
 	}
-	first, err := open(ctx, nil)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	return rows.Open(newResumableStream(ctx, cancel, first, open, c.cfg.MaxBufferedBytes), c.rowsOptions(opts))
+	// rows.Open reads the first response, so opening the call and its
+	// transient failures happen (and are retried) in there; on error it
+	// closes the stream, which cancels ctx.
+	return rows.Open(newResumableStream(ctx, cancel, open, c.cfg.MaxBufferedBytes), c.rowsOptions(opts))
 }
 
 func (c *Conn) rowsOptions(o QueryOptions) rows.Options {

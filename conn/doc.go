@@ -15,6 +15,21 @@
 //     retries. database_role becomes Session.CreatorRole; connect_timeout
 //     bounds the creation. min_sessions / max_sessions have no effect.
 //
+// Retries: transient failures (UNAVAILABLE, the INTERNAL transport errors
+// listed in retry.go, RESOURCE_EXHAUSTED with a RetryInfo delay) are
+// retried, whether CreateSession fails, a query stream fails to open or
+// before its first response, or a stream breaks midway (it resumes from the
+// last resume token). The wait is exponential from 20 ms (x1.3, at most
+// 32 s) with full jitter, or the server's RetryInfo delay, and starts over
+// after a response with a new resume token. Only the context bounds this:
+// the caller's, statement_timeout for queries, connect_timeout for session
+// creation. When it ends, the error is a *RetryStoppedError with the
+// context's code (DEADLINE_EXCEEDED, as the official client reports, or
+// CANCELED) that unwraps to the last transient failure. Other errors are
+// returned at once with their gRPC code. A session creation in progress is
+// shared with its waiters, retries included, so they never see a failure
+// that is still being retried.
+//
 // Every request must carry the metadata from Context (database routing) or
 // SessionContext (session routing): google-cloud-resource-prefix,
 // x-goog-request-params and, for read-write work unless

@@ -1,11 +1,9 @@
 package conn
 
 import (
+	"bytes"
 	"context"
 	"io"
-	"time"
-
-	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/internal/wire"
 )
@@ -27,13 +25,20 @@ type openFunc func(ctx context.Context, resumeToken []byte) (frameSource, error)
 // wait in pending. On a retryable error the pending frames are dropped and
 // the query restarts from the last token, so no row is lost or repeated.
 // When more than maxBuffered bytes wait without a token the stream gives up
-// resumability and hands frames out as they come, as the official client
-// does.
+// resumability and hands frames out as they come; the next resume token
+// makes it resumable again from that token, as the official client's
+// decoder returns to its retryable state. A failure while it is not
+// resumable ends the stream.
+//
+// Attempts are opened lazily: the first Recv opens the first one. Opening
+// (and a failure before the first response, which is the same to the
+// caller) is retried like a failure mid-stream; the wait between attempts
+// grows until an attempt makes progress (a new resume token).
 type resumableStream struct {
 	ctx         context.Context
 	cancel      context.CancelFunc
 	open        openFunc
-	src         frameSource
+	src         frameSource // nil: the next Recv opens an attempt
 	maxBuffered int64
 
 	pending      []*wire.Frame
@@ -48,13 +53,14 @@ type resumableStream struct {
 	finalErr     error // returned after ready drains; io.EOF at normal end
 	backoff      backoff
 	closed       bool
-	sleep        func(context.Context, time.Duration) error
+	sleep        sleepFunc
 }
 
-// newResumableStream wraps the first attempt src, opened with ctx; cancel
-// cancels ctx and so every attempt.
-func newResumableStream(ctx context.Context, cancel context.CancelFunc, src frameSource, open openFunc, maxBuffered int64) *resumableStream {
-	s := &resumableStream{ctx: ctx, cancel: cancel, src: src, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
+// newResumableStream returns a stream whose attempts open runs with ctx;
+// cancel cancels ctx and so every attempt. Nothing is sent before the first
+// Recv.
+func newResumableStream(ctx context.Context, cancel context.CancelFunc, open openFunc, maxBuffered int64) *resumableStream {
+	s := &resumableStream{ctx: ctx, cancel: cancel, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
 	s.pending, s.ready = s.pendingBuf[:0], s.readyBuf[:0]
 	return s
 }
@@ -81,22 +87,27 @@ func (s *resumableStream) Recv() (*wire.Frame, error) {
 	}
 }
 
-// fill reads from the current attempt until some frames are covered, the
-// stream ends, or an error that cannot be retried.
+// fill reads from the current attempt, opening one if needed, until some
+// frames are covered, the stream ends, or an error that cannot be retried.
 func (s *resumableStream) fill() error {
+	if s.src == nil {
+		s.connect()
+		return nil
+	}
 	f, err := s.src.Recv()
 	if err == nil {
 		return s.accept(f)
 	}
-	if err != io.EOF && s.resumable {
-		if retry, delay := retryDelay(err); retry {
-			return s.restart(delay)
-		}
+	if retry, _ := retryDelay(err); retry && s.resumable {
+		s.restart(err)
+		return nil
 	}
 	// End of stream, or a failure that will not be retried: what was read is
 	// final either way, so hand it out before reporting the end.
-	s.done, s.finalErr = true, err
-	s.src.Close()
+	if err != io.EOF {
+		err = s.backoff.final(s.ctx, err)
+	}
+	s.end(err)
 	s.flushPending()
 	return nil
 }
@@ -119,8 +130,15 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 		return nil
 	}
 	switch {
-	case len(f.Msg.ResumeToken) > 0:
+	case len(f.Msg.ResumeToken) > 0 && !bytes.Equal(f.Msg.ResumeToken, s.token):
+		// Progress: everything so far is covered, so a failure from now on
+		// resumes here (again, if the stream had given that up) and waits
+		// as after a first failure. A repeated token covers nothing new
+		// (resuming at it would repeat what followed it), so it counts as
+		// no token, as in the official client.
 		s.token = append(s.token[:0], f.Msg.ResumeToken...)
+		s.resumable = true
+		s.backoff.reset()
 		s.flushPending()
 	case s.pendingBytes > s.maxBuffered:
 		s.resumable = false
@@ -137,39 +155,46 @@ func (s *resumableStream) flushPending() {
 	s.pending, s.pendingBytes = s.pending[:0], 0
 }
 
-// restart drops uncovered frames and opens a new attempt after the last
-// token, waiting first as the server or the backoff says.
-func (s *resumableStream) restart(serverDelay time.Duration) error {
+// restart drops uncovered frames after the transient failure err of the
+// current attempt and opens the next one after the last token, waiting
+// first as the server or the backoff says.
+func (s *resumableStream) restart(err error) {
 	s.src.Close()
+	s.src = nil
 	for _, f := range s.pending {
 		f.Release(false)
 	}
 	clear(s.pending)
 	s.pending, s.pendingBytes = s.pending[:0], 0
-	delay := s.backoff.delay()
-	if serverDelay > 0 {
-		delay = serverDelay
+	if err := s.backoff.pause(s.ctx, s.sleep, err); err != nil {
+		s.end(err)
+		return
 	}
+	s.connect()
+}
+
+// connect opens an attempt after the last token, retrying transient
+// failures to open, until one starts or the stream ends.
+func (s *resumableStream) connect() {
 	for {
-		if err := s.sleep(s.ctx, delay); err != nil {
-			s.done, s.finalErr = true, status.FromContextError(err).Err()
-			return nil
-		}
 		src, err := s.open(s.ctx, s.token)
 		if err == nil {
 			s.src = src
-			return nil
+			return
 		}
-		retry, d := retryDelay(err)
-		if !retry {
-			s.src = closedSource{}
-			s.done, s.finalErr = true, err
-			return nil
+		if err := s.backoff.pause(s.ctx, s.sleep, err); err != nil {
+			s.end(err)
+			return
 		}
-		delay = s.backoff.delay()
-		if d > 0 {
-			delay = d
-		}
+	}
+}
+
+// end records the stream's final error (io.EOF at a normal end) and ends
+// the current attempt.
+func (s *resumableStream) end(err error) {
+	s.done, s.finalErr = true, err
+	if s.src != nil {
+		s.src.Close()
 	}
 }
 
@@ -180,7 +205,9 @@ func (s *resumableStream) Close() error {
 	}
 	s.closed = true
 	s.cancel()
-	s.src.Close()
+	if s.src != nil {
+		s.src.Close()
+	}
 	for _, f := range s.pending {
 		f.Release(false)
 	}
@@ -193,20 +220,4 @@ func (s *resumableStream) Close() error {
 		s.finalErr = io.EOF
 	}
 	return nil
-}
-
-type closedSource struct{}
-
-func (closedSource) Recv() (*wire.Frame, error) { return nil, io.EOF }
-func (closedSource) Close() error               { return nil }
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

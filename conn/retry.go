@@ -1,6 +1,9 @@
 package conn
 
 import (
+	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -51,19 +54,105 @@ func serverRetryDelay(s *status.Status) time.Duration {
 	return 0
 }
 
-// backoff is exponential from 20 ms, x1.3 per attempt, capped at 32 s.
-type backoff struct{ next time.Duration }
+// backoff is the wait between attempts after a transient failure: full
+// jitter (uniform in (0, ceiling]) with a ceiling that starts at 20 ms,
+// grows x1.3 per attempt and is capped at 32 s, as the official client's
+// default. A server RetryInfo delay replaces the jittered one. reset starts
+// over after progress, so a long stream that hits a failure now and then
+// does not inherit an old, long wait.
+type backoff struct {
+	ceiling time.Duration
+	// rand returns a value in [0, n); nil means math/rand/v2. Tests
+	// inject a fixed source.
+	rand func(n int64) int64
+	last error // the last transient failure retried, if any
+}
 
 const (
-	backoffInitial = 20 * time.Millisecond
-	backoffMax     = 32 * time.Second
+	backoffInitial    = 20 * time.Millisecond
+	backoffMax        = 32 * time.Second
+	backoffMultiplier = 1.3
 )
 
-func (b *backoff) delay() time.Duration {
-	if b.next == 0 {
-		b.next = backoffInitial
+// delay returns the wait before the next attempt and advances the ceiling.
+// serverDelay (from RetryInfo), if positive, is used as it is.
+func (b *backoff) delay(serverDelay time.Duration) time.Duration {
+	if b.ceiling == 0 {
+		b.ceiling = backoffInitial
 	}
-	d := b.next
-	b.next = min(time.Duration(float64(b.next)*1.3), backoffMax)
-	return d
+	ceiling := b.ceiling
+	b.ceiling = min(time.Duration(float64(b.ceiling)*backoffMultiplier), backoffMax)
+	if serverDelay > 0 {
+		return serverDelay
+	}
+	rnd := b.rand
+	if rnd == nil {
+		rnd = rand.Int64N
+	}
+	return 1 + time.Duration(rnd(int64(ceiling)))
+}
+
+// reset makes the next delay start from the initial ceiling again and
+// forgets the failure being retried.
+func (b *backoff) reset() { b.ceiling, b.last = 0, nil }
+
+// final returns the error that ends the retries on failure err, which is
+// not transient: a *RetryStoppedError if ctx ended while an earlier failure
+// was being retried (the attempt failed because of that), else err.
+func (b *backoff) final(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && b.last != nil {
+		return &RetryStoppedError{Context: cerr, Last: b.last}
+	}
+	return err
+}
+
+// sleepFunc waits d or until ctx ends, returning ctx.Err() in that case.
+type sleepFunc func(ctx context.Context, d time.Duration) error
+
+// pause decides what follows the failure err of an attempt: nil after
+// waiting out the backoff when err is transient (the caller makes another
+// attempt); err itself when it is not; a *RetryStoppedError when ctx ended
+// during the wait, or ended an attempt that retried an earlier failure.
+func (b *backoff) pause(ctx context.Context, sleep sleepFunc, err error) error {
+	retry, serverDelay := retryDelay(err)
+	if !retry {
+		return b.final(ctx, err)
+	}
+	b.last = err
+	if cerr := sleep(ctx, b.delay(serverDelay)); cerr != nil {
+		return &RetryStoppedError{Context: cerr, Last: err}
+	}
+	return nil
+}
+
+// RetryStoppedError is the error when a context (the caller's, or the one
+// statement_timeout or connect_timeout made) ends while a transient failure
+// is being retried. Its gRPC code is the context's: DEADLINE_EXCEEDED, or
+// CANCELED; the official client reports the same code. errors.Is matches
+// both the context error and the last transient error.
+type RetryStoppedError struct {
+	Context error // context.DeadlineExceeded or context.Canceled
+	Last    error // the transient failure that was being retried
+}
+
+func (e *RetryStoppedError) Error() string {
+	return fmt.Sprintf("spannerfast: %v while retrying; last error: %v", e.Context, e.Last)
+}
+
+// GRPCStatus makes status.Code(err) report the context's code.
+func (e *RetryStoppedError) GRPCStatus() *status.Status {
+	return status.New(status.FromContextError(e.Context).Code(), e.Error())
+}
+
+func (e *RetryStoppedError) Unwrap() []error { return []error{e.Context, e.Last} }
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
