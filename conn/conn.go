@@ -114,7 +114,7 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 		QueryOptions:   c.queryOptions(),
 		RequestOptions: reqOpts,
 	}
-	r, err := c.stream(ctx, req, false, opts)
+	r, err := c.stream(ctx, req, false, c.rowsOptions(opts))
 	if isSessionNotFound(err) {
 		// The server lost the session (it never does so silently for a
 		// live multiplexed session, but it may after a long idle or a
@@ -124,7 +124,7 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 		if req.Session, err = c.client.Session(ctx); err != nil {
 			return nil, err
 		}
-		r, err = c.stream(ctx, req, false, opts)
+		r, err = c.stream(ctx, req, false, c.rowsOptions(opts))
 	}
 	if err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ func isSessionNotFound(err error) bool {
 // response arrived. Transient failures, whether opening the call, before the
 // first response or mid-stream, are retried with backoff until ctx (with
 // statement_timeout) ends.
-func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, opts QueryOptions) (*rows.Rows, error) {
+func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, error) {
 	ctx = c.client.SessionContext(ctx, req.Session, leader)
 	var cancel context.CancelFunc
 	if c.cfg.StatementTimeout > 0 {
@@ -162,7 +162,7 @@ func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, lea
 	// rows.Open reads the first response, so opening the call and its
 	// transient failures happen (and are retried) in there; on error it
 	// closes the stream, which cancels ctx.
-	return rows.Open(newResumableStream(ctx, cancel, open, c.cfg.MaxBufferedBytes), c.rowsOptions(opts))
+	return rows.Open(newResumableStream(ctx, cancel, open, c.cfg.MaxBufferedBytes), ro)
 }
 
 func (c *Conn) rowsOptions(o QueryOptions) rows.Options {
