@@ -2,6 +2,10 @@ package spannerfasttest
 
 import (
 	"context"
+	"encoding/base64"
+	"time"
+
+	"cloud.google.com/go/civil"
 	"fmt"
 	"strconv"
 	"strings"
@@ -223,29 +227,78 @@ func checkType(name string, t *spannerpb.Type) error {
 	return nil
 }
 
-// evalRow evaluates expressions (literals, parameters, functions) with the
-// engine by selecting them, and returns the values with their types.
+// evalRow evaluates a VALUES row: literals and parameters here, other
+// expressions (functions, arithmetic) with the engine by selecting them.
 func (s *service) evalRow(ctx context.Context, exprs []spansql.Expr, p *params) ([]*structpb.Value, []*spannerpb.Type, error) {
-	parts := make([]string, len(exprs))
+	vals := make([]*structpb.Value, len(exprs))
+	types := make([]*spannerpb.Type, len(exprs))
+	var rest []string
+	var restAt []int
 	for i, e := range exprs {
-		parts[i] = e.SQL()
-		if isPendingCommitTS(e) {
-			parts[i] = "'spanner.commit_timestamp()'"
+		if v, t, ok := evalLocal(e, p); ok {
+			vals[i], types[i] = v, t
+			continue
 		}
+		rest = append(rest, e.SQL())
+		restAt = append(restAt, i)
 	}
-	rows, types, err := s.engineQuery(ctx, "SELECT "+strings.Join(parts, ", "), p)
+	if len(rest) == 0 {
+		return vals, types, nil
+	}
+	rows, got, err := s.engineQuery(ctx, "SELECT "+strings.Join(rest, ", "), p)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(rows) != 1 {
-		return nil, nil, status.Errorf(codes.Internal, "spannerfasttest: evaluating VALUES gave %d rows", len(rows))
+	if len(rows) != 1 || len(got) != len(rest) {
+		return nil, nil, status.Errorf(codes.Internal, "spannerfasttest: evaluating a VALUES row gave %d rows", len(rows))
 	}
-	for i, e := range exprs {
-		if isPendingCommitTS(e) {
-			types[i] = &spannerpb.Type{Code: spannerpb.TypeCode_TIMESTAMP}
+	for j, i := range restAt {
+		vals[i], types[i] = rows[0].GetValues()[j], got[j]
+	}
+	return vals, types, nil
+}
+
+// evalLocal evaluates literals and parameters (the engine cannot select
+// some literals, such as FLOAT64 ones, without a table).
+func evalLocal(e spansql.Expr, p *params) (*structpb.Value, *spannerpb.Type, bool) {
+	typ := func(c spannerpb.TypeCode) *spannerpb.Type { return &spannerpb.Type{Code: c} }
+	switch v := e.(type) {
+	case spansql.Param:
+		val, ok := p.values.GetFields()[string(v)]
+		return val, p.types[string(v)], ok
+	case spansql.NullLiteral:
+		return structpb.NewNullValue(), typ(spannerpb.TypeCode_INT64), true
+	case spansql.BoolLiteral:
+		return structpb.NewBoolValue(bool(v)), typ(spannerpb.TypeCode_BOOL), true
+	case spansql.IntegerLiteral:
+		return structpb.NewStringValue(strconv.FormatInt(int64(v), 10)), typ(spannerpb.TypeCode_INT64), true
+	case spansql.FloatLiteral:
+		return structpb.NewNumberValue(float64(v)), typ(spannerpb.TypeCode_FLOAT64), true
+	case spansql.StringLiteral:
+		return structpb.NewStringValue(string(v)), typ(spannerpb.TypeCode_STRING), true
+	case spansql.BytesLiteral:
+		return structpb.NewStringValue(base64.StdEncoding.EncodeToString([]byte(v))), typ(spannerpb.TypeCode_BYTES), true
+	case spansql.DateLiteral:
+		return structpb.NewStringValue(civil.Date(v).String()), typ(spannerpb.TypeCode_DATE), true
+	case spansql.TimestampLiteral:
+		return structpb.NewStringValue(time.Time(v).UTC().Format(time.RFC3339Nano)), typ(spannerpb.TypeCode_TIMESTAMP), true
+	case spansql.Func:
+		if isPendingCommitTS(v) {
+			return structpb.NewStringValue("spanner.commit_timestamp()"), typ(spannerpb.TypeCode_TIMESTAMP), true
 		}
+	case spansql.ArithOp:
+		if v.Op == spansql.Neg {
+			switch n := v.RHS.(type) {
+			case spansql.IntegerLiteral:
+				return evalLocal(-n, p)
+			case spansql.FloatLiteral:
+				return evalLocal(-n, p)
+			}
+		}
+	case spansql.Paren:
+		return evalLocal(v.Expr, p)
 	}
-	return rows[0].GetValues(), types, nil
+	return nil, nil, false
 }
 
 func isPendingCommitTS(e spansql.Expr) bool {
