@@ -78,9 +78,10 @@ func TestInsertTypeMismatchIsRefused(t *testing.T) {
 func TestUpdateAndDeleteCountRows(t *testing.T) {
 	r := newRaw(t)
 	r.mustExec("INSERT INTO T (a, b, c) VALUES (1, 'x', 1), (2, 'x', 2), (3, 'y', 3)", 3, nil, nil)
-	r.mustExec("UPDATE T SET c = c * 10, b = @b WHERE b = 'x'", 2,
+	// A literal between two engine-evaluated expressions.
+	r.mustExec("UPDATE T SET c = c * 10, b = @b, d = DATE '2020-01-02' WHERE b = 'x'", 2,
 		map[string]*structpb.Value{"b": str("z")}, map[string]*spannerpb.Type{"b": strType()})
-	r.wantRows("SELECT a, b, c FROM T ORDER BY a", "1,z,10", "2,z,20", "3,y,3")
+	r.wantRows("SELECT a, b, c, d FROM T ORDER BY a", "1,z,10,2020-01-02", "2,z,20,2020-01-02", "3,y,3,NULL")
 	r.mustExec("UPDATE T SET b = 'none' WHERE a > 100", 0, nil, nil)
 	r.mustExec("DELETE FROM T WHERE c >= 10", 2, nil, nil)
 	r.wantRows("SELECT a FROM T", "3")

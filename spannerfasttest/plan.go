@@ -182,28 +182,50 @@ func keyText(k *structpb.ListValue) string {
 }
 
 // planUpdate selects the key and the new values of every matching row and
-// turns them into one Update mutation.
+// turns them into one Update mutation. Literals and parameters are set
+// here; the engine cannot select some literals (FLOAT64 ones).
 func (s *service) planUpdate(ctx context.Context, st *spansql.Update, p *params) ([]*spannerpb.Mutation, int64, error) {
 	t, err := s.table(ctx, string(st.Table))
 	if err != nil {
 		return nil, 0, err
 	}
-	sel, cols, err := updateTargets(t, st)
+	items, err := updateTargets(t, st, p)
 	if err != nil {
 		return nil, 0, err
 	}
-	sql := "SELECT " + strings.Join(append(quoted(keyColumns(t)), sel...), ", ") + " FROM " + spansql.ID(t.name).SQL() + " WHERE " + st.Where.SQL()
+	sel := quoted(keyColumns(t))
+	for _, it := range items {
+		if it.value == nil {
+			sel = append(sel, "("+it.sql+")")
+		}
+	}
+	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + spansql.ID(t.name).SQL() + " WHERE " + st.Where.SQL()
 	got, types, err := s.engineQuery(ctx, sql, p)
 	if err != nil || len(got) == 0 {
 		return nil, 0, err
 	}
 	w := &spannerpb.Mutation_Write{Table: t.name, Columns: keyColumns(t)}
-	for _, ci := range cols {
-		w.Columns = append(w.Columns, t.cols[ci].name)
+	all := append([]int(nil), t.pk...)
+	for _, it := range items {
+		w.Columns = append(w.Columns, t.cols[it.col].name)
+		all = append(all, it.col)
 	}
-	all := append(append([]int(nil), t.pk...), cols...)
 	for _, g := range got {
-		row, err := coerceRow(t, all, g.GetValues(), types, func(int) bool { return false })
+		// Fresh slices: appending to the engine's would overwrite its values.
+		vals := append([]*structpb.Value(nil), g.GetValues()[:len(t.pk)]...)
+		vtypes := append([]*spannerpb.Type(nil), types[:len(t.pk)]...)
+		untyped := make([]bool, len(all))
+		next := len(t.pk)
+		for k, it := range items {
+			if it.value != nil {
+				vals, vtypes = append(vals, it.value), append(vtypes, it.typ)
+				untyped[len(t.pk)+k] = it.untyped
+				continue
+			}
+			vals, vtypes = append(vals, g.GetValues()[next]), append(vtypes, types[next])
+			next++
+		}
+		row, err := coerceRow(t, all, vals, vtypes, func(i int) bool { return untyped[i] })
 		if err != nil {
 			return nil, 0, err
 		}
@@ -212,37 +234,49 @@ func (s *service) planUpdate(ctx context.Context, st *spansql.Update, p *params)
 	return []*spannerpb.Mutation{{Operation: &spannerpb.Mutation_Update{Update: w}}}, int64(len(got)), nil
 }
 
-// updateTargets checks the SET list and returns its expressions (SQL) and
-// columns.
-func updateTargets(t *table, st *spansql.Update) ([]string, []int, error) {
-	var sel []string
-	var cols []int
+// updateItem is one SET target: a value known here, or SQL for the engine.
+type updateItem struct {
+	col     int
+	value   *structpb.Value
+	typ     *spannerpb.Type
+	untyped bool
+	sql     string
+}
+
+// updateTargets checks the SET list.
+func updateTargets(t *table, st *spansql.Update, p *params) ([]updateItem, error) {
+	var items []updateItem
 	seen := map[int]bool{}
 	for _, it := range st.Items {
 		ci, err := t.column(string(it.Column))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		c := t.cols[ci]
 		switch {
 		case seen[ci]:
-			return nil, nil, invalid("UPDATE of %s sets column %s twice", t.name, c.name)
+			return nil, invalid("UPDATE of %s sets column %s twice", t.name, c.name)
 		case isKey(t, ci):
-			return nil, nil, invalid("UPDATE cannot change key column %s of table %s", c.name, t.name)
+			return nil, invalid("UPDATE cannot change key column %s of table %s", c.name, t.name)
 		case c.generated:
-			return nil, nil, invalid("column %s of table %s is generated and cannot be written", c.name, t.name)
+			return nil, invalid("column %s of table %s is generated and cannot be written", c.name, t.name)
 		case it.Value == nil && c.hasDefault:
-			return nil, nil, unimplemented("SET %s = DEFAULT: the column's DEFAULT expression is not applied by this server", c.name)
+			return nil, unimplemented("SET %s = DEFAULT: the column's DEFAULT expression is not applied by this server", c.name)
 		}
 		seen[ci] = true
-		cols = append(cols, ci)
-		if it.Value == nil {
-			sel = append(sel, "NULL")
-		} else {
-			sel = append(sel, "("+it.Value.SQL()+")")
+		item := updateItem{col: ci}
+		expr := it.Value
+		if expr == nil {
+			expr = spansql.Null
 		}
+		if v, typ, ok := evalLocal(expr, p); ok {
+			item.value, item.typ, item.untyped = v, typ, isUntyped(expr, p)
+		} else {
+			item.sql = expr.SQL()
+		}
+		items = append(items, item)
 	}
-	return sel, cols, nil
+	return items, nil
 }
 
 func isKey(t *table, ci int) bool {
