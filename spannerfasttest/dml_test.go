@@ -1,6 +1,7 @@
 package spannerfasttest
 
 import (
+	"context"
 	"testing"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -122,4 +123,20 @@ func TestInsertSelect(t *testing.T) {
 	r.mustExec("INSERT INTO T (a, b) VALUES (1, 'x'), (2, 'y')", 2, nil, nil)
 	r.mustExec("INSERT INTO T (a, b) SELECT a + 10, b FROM T", 2, nil, nil)
 	r.wantRows("SELECT a, b FROM T ORDER BY a", "1,x", "2,y", "11,x", "12,y")
+}
+
+func TestNotNullAndDefaultColumnsAreNotSilentlyNull(t *testing.T) {
+	r := newRaw(t)
+	if err := r.srv.CreateTables(context.Background(),
+		"CREATE TABLE U (k INT64 NOT NULL, v STRING(MAX) NOT NULL, w INT64 DEFAULT (7)) PRIMARY KEY (k)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.exec("INSERT INTO U (k, w) VALUES (1, 1)", nil, nil)
+	wantCode(t, err, codes.FailedPrecondition, "column v")
+	_, err = r.exec("INSERT INTO U (k, v) VALUES (1, 'x')", nil, nil)
+	wantCode(t, err, codes.Unimplemented, "column w", "DEFAULT")
+	r.mustExec("INSERT INTO U (k, v, w) VALUES (1, 'x', 2)", 1, nil, nil)
+	// An update of an existing row needs no other column.
+	r.mustExec("INSERT OR UPDATE INTO U (k, w) VALUES (1, 3)", 1, nil, nil)
+	r.wantRows("SELECT k, v, w FROM U", "1,x,3")
 }
