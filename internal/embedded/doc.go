@@ -1,6 +1,7 @@
-// Package embedded runs spannertest, the in-process Spanner server written by
-// the Spanner client's authors, on loopback for the quickstart, the examples
-// and the end-to-end tests, and gives them a DSN for it. It also creates
+// Package embedded runs spannerfasttest (spannertest behind a correcting
+// gRPC layer) on loopback for the quickstart, the examples and the
+// end-to-end tests, and gives them a DSN for it. Its Target also creates
 // tables through the database admin API and loads rows with the official
-// client, which is only a loader here: every read goes through spannerfast.
+// client against the emulator or real Spanner; the official client is only
+// a loader here: every read goes through spannerfast.
 package embedded

@@ -8,17 +8,18 @@ import (
 	"cloud.google.com/go/spanner"
 	database "cloud.google.com/go/spanner/admin/database/apiv1"
 	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
-	"cloud.google.com/go/spanner/spannertest"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/spannerfast/spannerfast/spannerfasttest"
 )
 
 // The database every embedded server serves.
 const (
-	Project  = "embedded"
-	Instance = "embedded"
-	Database = "db"
+	Project  = spannerfasttest.Project
+	Instance = spannerfasttest.Instance
+	Database = spannerfasttest.Database
 )
 
 // Target is a Spanner database the helpers below write to: the embedded
@@ -29,42 +30,35 @@ type Target struct {
 	Database  string // projects/P/instances/I/databases/D
 }
 
-// Server is a running spannertest server.
+// Server is a running spannerfasttest server.
 type Server struct {
 	Target
-	srv *spannertest.Server
+	srv *spannerfasttest.Server
 }
 
-// Start starts spannertest on a free loopback port. Its request log is
+// Start starts spannerfasttest on a free loopback port. Its request log is
 // discarded; pass a logger to Logf to see it.
 func Start() (*Server, error) {
-	srv, err := spannertest.NewServer("127.0.0.1:0")
+	srv, err := spannerfasttest.Start()
 	if err != nil {
-		return nil, fmt.Errorf("embedded: start spannertest: %w", err)
+		return nil, fmt.Errorf("embedded: %w", err)
 	}
-	srv.SetLogger(func(string, ...any) {})
 	return &Server{srv: srv, Target: Target{
-		Endpoint:  srv.Addr,
+		Endpoint:  srv.Addr(),
 		PlainText: true,
-		Database:  fmt.Sprintf("projects/%s/instances/%s/databases/%s", Project, Instance, Database),
+		Database:  srv.DatabasePath(),
 	}}, nil
 }
 
-// Logf sends spannertest's log to logf (for example t.Logf).
-func (s *Server) Logf(logf func(format string, args ...any)) { s.srv.SetLogger(logf) }
+// Logf sends the engine's log to logf (for example t.Logf).
+func (s *Server) Logf(logf func(format string, args ...any)) { s.srv.Logf(logf) }
 
 // Addr is the server's host:port.
-func (s *Server) Addr() string { return s.srv.Addr }
+func (s *Server) Addr() string { return s.srv.Addr() }
 
 // DSN returns a spannerfast DSN for the server, with extra properties
 // appended (each "key=value").
-func (s *Server) DSN(props ...string) string {
-	d := s.Addr() + "/" + s.Database + ";usePlainText=true"
-	for _, p := range props {
-		d += ";" + p
-	}
-	return d
-}
+func (s *Server) DSN(props ...string) string { return s.srv.DSN(props...) }
 
 func (s *Target) clientOptions() []option.ClientOption {
 	var opts []option.ClientOption
@@ -106,8 +100,6 @@ func (s *Target) Load(ctx context.Context, ms []*spanner.Mutation) error {
 		return err
 	}
 	defer c.Close()
-	// spannertest does not support single-use commits, so write in a
-	// read-write transaction.
 	_, err = c.ReadWriteTransaction(ctx, func(ctx context.Context, tx *spanner.ReadWriteTransaction) error {
 		return tx.BufferWrite(ms)
 	})

@@ -1,0 +1,142 @@
+package spannerfasttest
+
+import (
+	"context"
+	"testing"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+func TestMultiRowInsertStoresEveryRow(t *testing.T) {
+	r := newRaw(t)
+	r.mustExec("INSERT INTO T (a, b) VALUES (1, 'one'), (2, 'two'), (3, 'three')", 3, nil, nil)
+	r.wantRows("SELECT a, b FROM T ORDER BY a", "1,one", "2,two", "3,three")
+}
+
+func TestInsertBindsByPositionInStatementOrder(t *testing.T) {
+	r := newRaw(t)
+	// Columns out of table order: @p1 goes to b, @p2 to a.
+	r.mustExec("INSERT INTO T (b, a) VALUES (@p1, @p2), (@p3, @p4)", 2,
+		map[string]*structpb.Value{"p1": str("x"), "p2": str("10"), "p3": str("y"), "p4": str("20")},
+		map[string]*spannerpb.Type{"p1": strType(), "p2": intType(), "p3": strType(), "p4": intType()})
+	r.wantRows("SELECT a, b FROM T ORDER BY a", "10,x", "20,y")
+}
+
+func TestInsertNamedParamsAndLiteralsAndCoercion(t *testing.T) {
+	r := newRaw(t)
+	r.mustExec("INSERT INTO T (d, c, a, b) VALUES ('2024-02-29', 2, @id, @name)", 1,
+		map[string]*structpb.Value{"id": str("5"), "name": str("five")},
+		map[string]*spannerpb.Type{"id": intType(), "name": strType()})
+	r.wantRows("SELECT a, b, c, d FROM T", "5,five,2,2024-02-29")
+}
+
+func TestInsertOrUpdate(t *testing.T) {
+	r := newRaw(t)
+	r.mustExec("INSERT INTO T (a, b, c) VALUES (1, 'one', 1.5)", 1, nil, nil)
+	r.mustExec("INSERT OR UPDATE INTO T (a, b) VALUES (1, 'uno'), (2, 'dos')", 2, nil, nil)
+	// The update keeps the column the statement did not name.
+	r.wantRows("SELECT a, b, c FROM T ORDER BY a", "1,uno,1.5", "2,dos,NULL")
+}
+
+func TestInsertOrIgnore(t *testing.T) {
+	r := newRaw(t)
+	r.mustExec("INSERT INTO T (a, b) VALUES (1, 'one')", 1, nil, nil)
+	r.mustExec("insert or ignore T (a, b) VALUES (1, 'uno'), (2, 'dos'), (2, 'again')", 1, nil, nil)
+	r.wantRows("SELECT a, b FROM T ORDER BY a", "1,one", "2,dos")
+}
+
+func TestInsertDuplicateKeyStoresNothing(t *testing.T) {
+	r := newRaw(t)
+	r.mustExec("INSERT INTO T (a, b) VALUES (2, 'two')", 1, nil, nil)
+	_, err := r.exec("INSERT INTO T (a, b) VALUES (1, 'one'), (2, 'again')", nil, nil)
+	wantCode(t, err, codes.AlreadyExists, "T")
+	_, err = r.exec("INSERT INTO T (a, b) VALUES (7, 'x'), (7, 'y')", nil, nil)
+	wantCode(t, err, codes.AlreadyExists)
+	r.wantRows("SELECT a, b FROM T ORDER BY a", "2,two")
+}
+
+func TestFailedRowUndoesEarlierRows(t *testing.T) {
+	r := newRaw(t)
+	r.mustExec("INSERT INTO T (a, b) VALUES (1, 'one')", 1, nil, nil)
+	// The second row breaks NOT NULL inside the engine after the first
+	// row was written; the first row's update must be undone.
+	_, err := r.exec("INSERT OR UPDATE INTO T (a, b) VALUES (1, 'changed'), (NULL, 'bad')", nil, nil)
+	if err == nil {
+		t.Fatal("NULL key accepted")
+	}
+	r.wantRows("SELECT a, b FROM T ORDER BY a", "1,one")
+}
+
+func TestInsertTypeMismatchIsRefused(t *testing.T) {
+	r := newRaw(t)
+	_, err := r.exec("INSERT INTO T (a, b) VALUES (1, 2)", nil, nil)
+	wantCode(t, err, codes.InvalidArgument, "column b", "INT64")
+	r.wantRows("SELECT a FROM T")
+}
+
+func TestUpdateAndDeleteCountRows(t *testing.T) {
+	r := newRaw(t)
+	r.mustExec("INSERT INTO T (a, b, c) VALUES (1, 'x', 1), (2, 'x', 2), (3, 'y', 3)", 3, nil, nil)
+	// A literal between two engine-evaluated expressions.
+	r.mustExec("UPDATE T SET c = c * 10, b = @b, d = DATE '2020-01-02' WHERE b = 'x'", 2,
+		map[string]*structpb.Value{"b": str("z")}, map[string]*spannerpb.Type{"b": strType()})
+	r.wantRows("SELECT a, b, c, d FROM T ORDER BY a", "1,z,10,2020-01-02", "2,z,20,2020-01-02", "3,y,3,NULL")
+	r.mustExec("UPDATE T SET b = 'none' WHERE a > 100", 0, nil, nil)
+	r.mustExec("DELETE FROM T WHERE c >= 10", 2, nil, nil)
+	r.wantRows("SELECT a FROM T", "3")
+}
+
+func TestUpdateRefusesWrongTypeAndKey(t *testing.T) {
+	r := newRaw(t)
+	r.mustExec("INSERT INTO T (a, b) VALUES (1, 'x')", 1, nil, nil)
+	_, err := r.exec("UPDATE T SET b = 5 WHERE a = 1", nil, nil)
+	wantCode(t, err, codes.InvalidArgument, "column b")
+	_, err = r.exec("UPDATE T SET a = 5 WHERE a = 1", nil, nil)
+	wantCode(t, err, codes.InvalidArgument, "key column a")
+	r.wantRows("SELECT a, b FROM T", "1,x")
+}
+
+func TestUnsupportedStatementsGetClearErrors(t *testing.T) {
+	r := newRaw(t)
+	for _, tc := range []struct {
+		sql  string
+		code codes.Code
+		word string
+	}{
+		{"INSERT INTO T (a) VALUES (1) THEN RETURN a", codes.Unimplemented, "THEN RETURN"},
+		{"INSERT INTO T VALUES (1)", codes.InvalidArgument, ""},
+		{"INSERT INTO Nope (a) VALUES (1)", codes.NotFound, "Nope"},
+		{"INSERT INTO T (a, zz) VALUES (1, 2)", codes.NotFound, "zz"},
+		{"INSERT INTO T (a, b) VALUES (1)", codes.InvalidArgument, "row 1"},
+		{"INSERT OR REPLACE INTO T (a) VALUES (1)", codes.InvalidArgument, "REPLACE"},
+	} {
+		_, err := r.exec(tc.sql, nil, nil)
+		wantCode(t, err, tc.code, tc.word)
+	}
+	r.wantRows("SELECT a FROM T")
+}
+
+func TestInsertSelect(t *testing.T) {
+	r := newRaw(t)
+	r.mustExec("INSERT INTO T (a, b) VALUES (1, 'x'), (2, 'y')", 2, nil, nil)
+	r.mustExec("INSERT INTO T (a, b) SELECT a + 10, b FROM T", 2, nil, nil)
+	r.wantRows("SELECT a, b FROM T ORDER BY a", "1,x", "2,y", "11,x", "12,y")
+}
+
+func TestNotNullAndDefaultColumnsAreNotSilentlyNull(t *testing.T) {
+	r := newRaw(t)
+	if err := r.srv.CreateTables(context.Background(),
+		"CREATE TABLE U (k INT64 NOT NULL, v STRING(MAX) NOT NULL, w INT64 DEFAULT (7)) PRIMARY KEY (k)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.exec("INSERT INTO U (k, w) VALUES (1, 1)", nil, nil)
+	wantCode(t, err, codes.FailedPrecondition, "column v")
+	_, err = r.exec("INSERT INTO U (k, v) VALUES (1, 'x')", nil, nil)
+	wantCode(t, err, codes.Unimplemented, "column w", "DEFAULT")
+	r.mustExec("INSERT INTO U (k, v, w) VALUES (1, 'x', 2)", 1, nil, nil)
+	// An update of an existing row needs no other column.
+	r.mustExec("INSERT OR UPDATE INTO U (k, w) VALUES (1, 3)", 1, nil, nil)
+	r.wantRows("SELECT k, v, w FROM U", "1,x,3")
+}

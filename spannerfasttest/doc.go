@@ -1,0 +1,105 @@
+// Package spannerfasttest runs an in-process Spanner server for tests, in
+// the manner of net/http/httptest:
+//
+//	srv, err := spannerfasttest.Start()
+//	...
+//	defer srv.Close()
+//	err = srv.CreateTables(ctx, "CREATE TABLE T (a INT64 NOT NULL, b STRING(MAX)) PRIMARY KEY (a)")
+//	db, err := sql.Open("spannerfast", srv.DSN())
+//
+// The engine is spannertest (cloud.google.com/go/spanner/spannertest). A
+// gRPC layer in front of it implements google.spanner.v1.Spanner, the
+// database admin calls spannertest knows (UpdateDatabaseDdl, GetDatabase,
+// GetDatabaseDdl) and GetOperation, and forwards to the engine over a
+// loopback connection what the engine does right, translates what it does
+// wrong, and refuses the rest with a clear gRPC status. The server reports
+// the database projects/test-project/instances/test-instance/databases/test-db;
+// the engine serves one database whatever its name.
+//
+// # Runs correctly
+//
+// Sessions (regular and multiplexed; names are full resource paths).
+// Queries through ExecuteSql and ExecuteStreamingSql, and reads (Read,
+// StreamingRead), in single-use read-only transactions, read-only
+// multi-use transactions and read-write transactions, begun explicitly
+// (BeginTransaction) or inline (TransactionSelector.Begin: the first
+// response's metadata carries the transaction and, for read-only, the read
+// timestamp when asked). Read-write transactions on multiplexed sessions
+// get a precommit token with every result (and from BeginTransaction when a
+// mutation_key is set); Commit must carry the one with the highest seq_num,
+// or fails with FailedPrecondition as on Spanner. ExecuteSql and
+// ExecuteBatchDml honour seqno: a repeated seqno in a transaction replays
+// the first answer instead of running the statement again. Commit by id or
+// single-use, with Insert, Update, InsertOrUpdate, Replace and Delete
+// mutations, applied atomically. Rollback. Partitioned DML
+// (BeginTransaction with partitioned_dml, then UPDATE or DELETE through
+// ExecuteSql or ExecuteStreamingSql; the count is reported as a lower
+// bound). ExecuteBatchDml: the statements run in order, stopping at the
+// first failure; the response holds the result sets of those that ran and
+// the failure's status. PartitionQuery and PartitionRead return a single
+// partition covering everything. BatchWrite applies each mutation group
+// atomically and reports a status per group.
+//
+// # Translates
+//
+// Every DML statement runs as mutations committed atomically on the engine,
+// with the exact row count:
+//   - INSERT [OR UPDATE | OR IGNORE] [INTO] T (cols) VALUES (...), (...) or
+//     ... SELECT: every row is stored, each value in the column at its
+//     position in the column list, whether it is a literal, a positional
+//     (@p1) or named parameter or an expression. INSERT becomes an Insert
+//     mutation and fails with AlreadyExists (storing nothing) when a key
+//     exists or repeats; INSERT OR UPDATE becomes InsertOrUpdate (a key
+//     twice is InvalidArgument); INSERT OR IGNORE inserts only the rows whose
+//     key is new, and counts only those.
+//   - UPDATE T SET ... WHERE ...: the engine selects the keys and the new
+//     values of the matching rows, which become one Update mutation.
+//   - DELETE FROM T WHERE ...: the engine selects the matching keys, which
+//     become one Delete mutation.
+//
+// Values are checked against the column types as Spanner does: INT64 goes
+// into FLOAT64 columns, STRING into DATE and TIMESTAMP columns, untyped
+// parameters into any column; any other mismatch is InvalidArgument naming
+// the column. PENDING_COMMIT_TIMESTAMP() writes the commit timestamp.
+// Mutations that would leave a NOT NULL column NULL in a new row fail with
+// FailedPrecondition. Parameters without a type get one inferred from their
+// value (the engine crashes on a missing type).
+//
+// # Refuses
+//
+//   - THEN RETURN (Unimplemented); statements spansql cannot parse, and
+//     INSERT without a column list (InvalidArgument).
+//   - DML outside a read-write or partitioned DML transaction, or in a
+//     read-only one; INSERT in partitioned DML; single-use read-write
+//     transactions for queries; inline begin of partitioned DML.
+//   - Writes that omit a column with a DEFAULT expression, and SET col =
+//     DEFAULT on such a column (Unimplemented: the engine does not apply
+//     defaults).
+//   - Reads through a secondary index (Unimplemented), ListSessions and
+//     every admin or operations call other than those above
+//     (Unimplemented), requests without a key set, key ranges without both
+//     ends, mutations without an operation, and ARRAY types without an
+//     element type (InvalidArgument). These would crash the engine.
+//
+// # Limits
+//
+//   - No isolation and no undo: DML is applied and visible to everyone when
+//     the statement runs, and Rollback cannot undo it (mutations, buffered
+//     until Commit, are discarded by Rollback). No transaction ever aborts.
+//   - Each statement and each commit is atomic: when the engine fails part
+//     way, the server puts back the rows it had read before the write.
+//   - Queries run on spannertest's evaluator, with its gaps: results only of
+//     the types BOOL, INT64, FLOAT64, STRING, BYTES, DATE, TIMESTAMP and
+//     UUID (and arrays of them); no INFORMATION_SCHEMA; not every function;
+//     untyped parameters in queries are STRING. Streams send one row per
+//     message, without resume tokens or chunked values.
+//   - Identifiers are matched case-insensitively in DML; spansql rules
+//     (such as no table aliases in DML) apply.
+//   - Foreign keys and CHECK constraints are recorded but not enforced;
+//     no sequences, IDENTITY columns or secondary index reads.
+//   - Commit statistics count written cells and deleted keys and ranges,
+//     ignoring indexes.
+//   - A panic inside spannertest's evaluator on some query it mishandles
+//     would still end the process; the requests known to crash it are
+//     answered here instead.
+package spannerfasttest

@@ -1,0 +1,367 @@
+package spannerfasttest
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// singlePartition is the token of the one partition PartitionQuery and
+// PartitionRead return: the engine cannot split work, and one partition
+// covering everything is a correct answer.
+const singlePartition = "spannerfasttest-single-partition"
+
+func (s *service) ExecuteSql(ctx context.Context, req *spannerpb.ExecuteSqlRequest) (*spannerpb.ResultSet, error) {
+	if classify(req.GetSql()) == dmlStatement {
+		return s.executeDML(ctx, req)
+	}
+	rs := &spannerpb.ResultSet{}
+	err := s.streamQuery(ctx, req, func(p *spannerpb.PartialResultSet) error {
+		if p.GetMetadata() != nil {
+			rs.Metadata = p.GetMetadata()
+		}
+		n := len(rs.GetMetadata().GetRowType().GetFields())
+		for vs := p.GetValues(); n > 0 && len(vs) >= n; vs = vs[n:] {
+			rs.Rows = append(rs.Rows, &structpb.ListValue{Values: vs[:n]})
+		}
+		if p.GetPrecommitToken() != nil {
+			rs.PrecommitToken = p.GetPrecommitToken()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+func (s *service) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream spannerpb.Spanner_ExecuteStreamingSqlServer) error {
+	if classify(req.GetSql()) == dmlStatement {
+		rs, err := s.executeDML(stream.Context(), req)
+		if err != nil {
+			return err
+		}
+		return stream.Send(&spannerpb.PartialResultSet{
+			Metadata: rs.GetMetadata(), Stats: rs.GetStats(), PrecommitToken: rs.GetPrecommitToken(), Last: true,
+		})
+	}
+	return s.streamQuery(stream.Context(), req, stream.Send)
+}
+
+// streamQuery runs a query on the engine as a single-use read and relays
+// its results, adding the begun transaction and a precommit token.
+func (s *service) streamQuery(ctx context.Context, req *spannerpb.ExecuteSqlRequest, send func(*spannerpb.PartialResultSet) error) (err error) {
+	sess, err := s.session(req.GetSession())
+	if err != nil {
+		return err
+	}
+	sel, err := s.selectTx(req.GetSession(), sess, req.GetTransaction())
+	if err != nil {
+		return err
+	}
+	defer func() { s.settle(sel, err) }()
+	if len(req.GetPartitionToken()) > 0 && string(req.GetPartitionToken()) != singlePartition {
+		return invalid("unknown partition token %q", req.GetPartitionToken())
+	}
+	params, types, err := fixParams(req.GetParams(), req.GetParamTypes())
+	if err != nil {
+		return err
+	}
+	eng := &spannerpb.ExecuteSqlRequest{Session: sess.engine, Sql: req.GetSql(), Params: params, ParamTypes: types}
+	st, err := s.engine.ExecuteStreamingSql(ctx, eng)
+	if err != nil {
+		return err
+	}
+	return s.relay(sel, st.Recv, send)
+}
+
+// relay forwards an engine stream one message behind, so the last message
+// can carry the precommit token.
+func (s *service) relay(sel selected, recv func() (*spannerpb.PartialResultSet, error), send func(*spannerpb.PartialResultSet) error) error {
+	var prev *spannerpb.PartialResultSet
+	for first := true; ; first = false {
+		p, err := recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if first && p.GetMetadata() != nil {
+			p.Metadata.Transaction = nil
+			if sel.begun {
+				p.Metadata.Transaction = s.txProto(sel.tx)
+			}
+		}
+		if prev != nil {
+			if err := send(prev); err != nil {
+				return err
+			}
+		}
+		prev = p
+	}
+	if prev == nil {
+		return status.Error(codes.Internal, "spannerfasttest: the engine sent no result metadata")
+	}
+	prev.PrecommitToken = s.token(sel.tx)
+	prev.Last = true
+	return send(prev)
+}
+
+func (s *service) StreamingRead(req *spannerpb.ReadRequest, stream spannerpb.Spanner_StreamingReadServer) error {
+	return s.streamRead(stream.Context(), req, stream.Send)
+}
+
+func (s *service) Read(ctx context.Context, req *spannerpb.ReadRequest) (*spannerpb.ResultSet, error) {
+	rs := &spannerpb.ResultSet{}
+	err := s.streamRead(ctx, req, func(p *spannerpb.PartialResultSet) error {
+		if p.GetMetadata() != nil {
+			rs.Metadata = p.GetMetadata()
+		}
+		n := len(rs.GetMetadata().GetRowType().GetFields())
+		for vs := p.GetValues(); n > 0 && len(vs) >= n; vs = vs[n:] {
+			rs.Rows = append(rs.Rows, &structpb.ListValue{Values: vs[:n]})
+		}
+		if p.GetPrecommitToken() != nil {
+			rs.PrecommitToken = p.GetPrecommitToken()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+func (s *service) streamRead(ctx context.Context, req *spannerpb.ReadRequest, send func(*spannerpb.PartialResultSet) error) (err error) {
+	sess, err := s.session(req.GetSession())
+	if err != nil {
+		return err
+	}
+	if err := validateKeySet(req.GetTable(), req.GetKeySet()); err != nil {
+		return err
+	}
+	if req.GetIndex() != "" {
+		return unimplemented("reads through index %s are not supported; read table %s or query it", req.GetIndex(), req.GetTable())
+	}
+	if len(req.GetPartitionToken()) > 0 && string(req.GetPartitionToken()) != singlePartition {
+		return invalid("unknown partition token %q", req.GetPartitionToken())
+	}
+	sel, err := s.selectTx(req.GetSession(), sess, req.GetTransaction())
+	if err != nil {
+		return err
+	}
+	defer func() { s.settle(sel, err) }()
+	eng := &spannerpb.ReadRequest{Session: sess.engine, Table: req.GetTable(), Columns: req.GetColumns(), KeySet: req.GetKeySet(), Limit: req.GetLimit()}
+	st, err := s.engine.StreamingRead(ctx, eng)
+	if err != nil {
+		return err
+	}
+	return s.relay(sel, st.Recv, send)
+}
+
+func (s *service) PartitionQuery(ctx context.Context, req *spannerpb.PartitionQueryRequest) (*spannerpb.PartitionResponse, error) {
+	return s.partition(req.GetSession(), req.GetTransaction())
+}
+
+func (s *service) PartitionRead(ctx context.Context, req *spannerpb.PartitionReadRequest) (*spannerpb.PartitionResponse, error) {
+	if err := validateKeySet(req.GetTable(), req.GetKeySet()); err != nil {
+		return nil, err
+	}
+	return s.partition(req.GetSession(), req.GetTransaction())
+}
+
+func (s *service) partition(name string, ts *spannerpb.TransactionSelector) (*spannerpb.PartitionResponse, error) {
+	sess, err := s.session(name)
+	if err != nil {
+		return nil, err
+	}
+	if ts.GetId() == nil && ts.GetBegin().GetReadOnly() == nil {
+		return nil, invalid("partitioned reads need a read-only transaction (begin or id)")
+	}
+	sel, err := s.selectTx(name, sess, ts)
+	if err != nil {
+		return nil, err
+	}
+	if sel.tx.kind != readOnly {
+		return nil, invalid("partitioned reads need a read-only transaction, not %s", sel.tx.kind)
+	}
+	resp := &spannerpb.PartitionResponse{Partitions: []*spannerpb.Partition{{PartitionToken: []byte(singlePartition)}}}
+	if sel.begun {
+		resp.Transaction = s.txProto(sel.tx)
+	}
+	return resp, nil
+}
+
+func (s *service) BatchWrite(req *spannerpb.BatchWriteRequest, stream spannerpb.Spanner_BatchWriteServer) error {
+	if _, err := s.session(req.GetSession()); err != nil {
+		return err
+	}
+	for i, g := range req.GetMutationGroups() {
+		resp := &spannerpb.BatchWriteResponse{Indexes: []int32{int32(i)}}
+		err := validateMutations(g.GetMutations())
+		if err == nil {
+			var ts time.Time
+			if ts, err = s.apply(stream.Context(), g.GetMutations()); err == nil {
+				resp.CommitTimestamp = timestamppb.New(ts)
+			}
+		}
+		resp.Status = status.Convert(err).Proto()
+		if err := stream.Send(resp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ExecuteBatchDml runs the statements in order and stops at the first
+// failure, returning the result sets of the statements that ran and the
+// failure's status, as Spanner does.
+func (s *service) ExecuteBatchDml(ctx context.Context, req *spannerpb.ExecuteBatchDmlRequest) (*spannerpb.ExecuteBatchDmlResponse, error) {
+	sess, err := s.session(req.GetSession())
+	if err != nil {
+		return nil, err
+	}
+	if len(req.GetStatements()) == 0 {
+		return nil, invalid("ExecuteBatchDml needs at least one statement")
+	}
+	sel, err := s.selectTx(req.GetSession(), sess, req.GetTransaction())
+	if err != nil {
+		return nil, err
+	}
+	if err := dmlAllowed(sel.tx); err != nil {
+		s.settle(sel, err)
+		return nil, err
+	}
+	if cached := s.batchReplay(sel.tx, req.GetSeqno()); cached != nil {
+		return cached, nil
+	}
+	resp := &spannerpb.ExecuteBatchDmlResponse{}
+	for i, st := range req.GetStatements() {
+		rs, err := s.runDML(ctx, sel.tx, st.GetSql(), st.GetParams(), st.GetParamTypes())
+		if err != nil {
+			resp.Status = status.Convert(status.Errorf(status.Code(err), "statement %d: %s", i, status.Convert(err).Message())).Proto()
+			break
+		}
+		resp.ResultSets = append(resp.ResultSets, rs)
+	}
+	if len(resp.ResultSets) == 0 {
+		s.settle(sel, errors.New("first statement failed"))
+	} else if sel.begun {
+		resp.ResultSets[0].Metadata.Transaction = s.txProto(sel.tx)
+	}
+	if resp.Status == nil {
+		resp.Status = status.New(codes.OK, "").Proto()
+	}
+	resp.PrecommitToken = s.token(sel.tx)
+	s.batchRemember(sel.tx, req.GetSeqno(), resp)
+	return resp, nil
+}
+
+func (s *service) batchReplay(tx *txn, seqno int64) *spannerpb.ExecuteBatchDmlResponse {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := tx.batch[seqno]; seqno != 0 && r != nil {
+		return proto.Clone(r).(*spannerpb.ExecuteBatchDmlResponse)
+	}
+	return nil
+}
+
+func (s *service) batchRemember(tx *txn, seqno int64, r *spannerpb.ExecuteBatchDmlResponse) {
+	if seqno == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tx.batch == nil {
+		tx.batch = map[int64]*spannerpb.ExecuteBatchDmlResponse{}
+	}
+	tx.batch[seqno] = proto.Clone(r).(*spannerpb.ExecuteBatchDmlResponse)
+}
+
+// executeDML runs one DML statement of ExecuteSql or ExecuteStreamingSql.
+func (s *service) executeDML(ctx context.Context, req *spannerpb.ExecuteSqlRequest) (rs *spannerpb.ResultSet, err error) {
+	sess, err := s.session(req.GetSession())
+	if err != nil {
+		return nil, err
+	}
+	sel, err := s.selectTx(req.GetSession(), sess, req.GetTransaction())
+	if err != nil {
+		return nil, err
+	}
+	defer func() { s.settle(sel, err) }()
+	if err := dmlAllowed(sel.tx); err != nil {
+		return nil, err
+	}
+	if cached := s.dmlReplay(sel.tx, req.GetSeqno()); cached != nil {
+		return cached, nil
+	}
+	rs, err = s.runDML(ctx, sel.tx, req.GetSql(), req.GetParams(), req.GetParamTypes())
+	if err != nil {
+		return nil, err
+	}
+	if sel.begun {
+		rs.Metadata.Transaction = s.txProto(sel.tx)
+	}
+	rs.PrecommitToken = s.token(sel.tx)
+	s.dmlRemember(sel.tx, req.GetSeqno(), rs)
+	return rs, nil
+}
+
+func (s *service) dmlReplay(tx *txn, seqno int64) *spannerpb.ResultSet {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := tx.dml[seqno]; seqno != 0 && r != nil {
+		return proto.Clone(r).(*spannerpb.ResultSet)
+	}
+	return nil
+}
+
+func (s *service) dmlRemember(tx *txn, seqno int64, r *spannerpb.ResultSet) {
+	if seqno == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tx.dml == nil {
+		tx.dml = map[int64]*spannerpb.ResultSet{}
+	}
+	tx.dml[seqno] = proto.Clone(r).(*spannerpb.ResultSet)
+}
+
+func dmlAllowed(tx *txn) error {
+	if tx == nil {
+		return invalid("DML needs a read-write or partitioned DML transaction (begin or id), not a single-use one")
+	}
+	if tx.kind == readOnly {
+		return status.Error(codes.FailedPrecondition, "spannerfasttest: DML is not allowed in a read-only transaction")
+	}
+	return nil
+}
+
+// runDML executes a statement and builds its result set: an empty row
+// type and the exact row count (a lower bound for partitioned DML).
+func (s *service) runDML(ctx context.Context, tx *txn, sql string, params *structpb.Struct, types map[string]*spannerpb.Type) (*spannerpb.ResultSet, error) {
+	if classify(sql) != dmlStatement {
+		return nil, invalid("not a DML statement: %q", sql)
+	}
+	n, err := s.execute(ctx, sql, params, types, tx.kind == partitioned)
+	if err != nil {
+		return nil, err
+	}
+	rs := &spannerpb.ResultSet{Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{}}}
+	if tx.kind == partitioned {
+		rs.Stats = &spannerpb.ResultSetStats{RowCount: &spannerpb.ResultSetStats_RowCountLowerBound{RowCountLowerBound: n}}
+	} else {
+		rs.Stats = &spannerpb.ResultSetStats{RowCount: &spannerpb.ResultSetStats_RowCountExact{RowCountExact: n}}
+	}
+	return rs, nil
+}
