@@ -1,6 +1,7 @@
 package conn
 
 import (
+	"database/sql/driver"
 	"slices"
 	"strings"
 	"testing"
@@ -102,5 +103,22 @@ func TestClassify(t *testing.T) {
 		if got := classify(c.in).kind; got != c.kind {
 			t.Errorf("classify(%q) = %v, want %v", c.in, got, c.kind)
 		}
+	}
+}
+
+func BenchmarkBuildParams(b *testing.B) {
+	args := []driver.NamedValue{{Ordinal: 1, Value: int64(1)}, {Ordinal: 2, Value: "x"}, {Ordinal: 3, Value: 2.5}}
+	for _, sql := range []string{
+		"SELECT a, b FROM T WHERE a = ? AND b = ? AND c > ?",
+		"SELECT a, b FROM T WHERE a = @a AND b = @b AND c > @c",
+	} {
+		b.Run(sql[len(sql)-3:], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, _, err := buildParams(sql, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
