@@ -1,27 +1,53 @@
 package conn
 
 import (
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
+	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
+	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"github.com/google/uuid"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// rewritePositional turns each `?` outside string literals, quoted
-// identifiers and comments into @p1, @p2, ... and reports how many there were
-// and whether the SQL also names @parameters (mixing the two is an error).
-func rewritePositional(sql string) (out string, positional int, named bool) {
+// stmtParams is what one scan of a statement's text finds.
+type stmtParams struct {
+	// sql is the text to send: each `?` outside literals and comments
+	// becomes @p1, @p2, ...
+	sql string
+	// names are the statement's distinct parameters, without the @, in the
+	// order they first appear. Names that differ only in case are one
+	// parameter (Spanner matches them case-insensitively); the first
+	// spelling is kept. For `?` statements they are p1..pN.
+	names []string
+}
+
+// errMixedParams is the cause of the error for statements that use both
+// `?` and @name.
+var errMixedParams = errors.New("statement mixes positional (?) and named (@name) parameters")
+
+// parseParams scans sql once, skipping string literals, quoted identifiers
+// and comments, rewrites `?` to @pN and collects the parameter names. It is
+// a pure function of the text, so its result may be cached per statement.
+func parseParams(sql string) (stmtParams, error) {
 	// Copy only when there is something to rewrite: most statements have no
 	// `?`, and building a copy of them would be work on every query.
 	var b strings.Builder
-	done := 0 // sql[:done] is in b already
+	var names []string
+	done, positional, named := 0, 0, false // sql[:done] is in b already
 	for i := 0; i < len(sql); {
 		c := sql[i]
 		switch {
@@ -35,9 +61,20 @@ func rewritePositional(sql string) (out string, positional int, named bool) {
 			b.WriteString(strconv.Itoa(positional))
 			i++
 			done = i
+			if i < len(sql) && isIdentPart(sql[i]) {
+				// `?AND` must not become the parameter @p1AND.
+				b.WriteByte(' ')
+			}
 			continue
 		case c == '@' && i+1 < len(sql) && isIdentStart(sql[i+1]):
+			j := i + 2
+			for j < len(sql) && isIdentPart(sql[j]) {
+				j++
+			}
 			named = true
+			names = addName(names, sql[i+1:j])
+			i = j
+			continue
 		case c == '\'' || c == '"' || c == '`':
 			i = skipQuoted(sql, i)
 			continue
@@ -58,15 +95,332 @@ func rewritePositional(sql string) (out string, positional int, named bool) {
 		}
 		i++
 	}
+	if positional > 0 && named {
+		return stmtParams{}, status.Errorf(codes.InvalidArgument, "spannerfast: %v: %q", errMixedParams, sql)
+	}
 	if positional == 0 {
-		return sql, 0, named
+		return stmtParams{sql: sql, names: names}, nil
 	}
 	b.WriteString(sql[done:])
-	return b.String(), positional, named
+	names = make([]string, positional)
+	for n := range names {
+		names[n] = "p" + strconv.Itoa(n+1)
+	}
+	return stmtParams{sql: b.String(), names: names}, nil
+}
+
+// addName appends name unless names has it already in any case.
+func addName(names []string, name string) []string {
+	if findName(names, name) < 0 {
+		names = append(names, name)
+	}
+	return names
+}
+
+// findName is the index of name in names, ignoring case, or -1. Statements
+// have few parameters (Spanner allows 950), so a linear search is enough.
+func findName(names []string, name string) int {
+	for i, n := range names {
+		if len(n) == len(name) && strings.EqualFold(n, name) {
+			return i
+		}
+	}
+	return -1
 }
 
 func isIdentStart(c byte) bool {
 	return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z')
+}
+
+func isIdentPart(c byte) bool {
+	return isIdentStart(c) || (c >= '0' && c <= '9')
+}
+
+// ParamError reports an argument that cannot be sent to Spanner.
+type ParamError struct {
+	Name  string
+	Value any
+	Err   error
+}
+
+func (e *ParamError) Error() string {
+	return fmt.Sprintf("spannerfast: parameter @%s: unsupported value type %T: %v", e.Name, e.Value, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ParamError) Unwrap() error { return e.Err }
+
+// GRPCStatus reports InvalidArgument.
+func (e *ParamError) GRPCStatus() *status.Status {
+	return status.New(codes.InvalidArgument, e.Error())
+}
+
+var (
+	errOverflow    = errors.New("value overflows INT64")
+	errUnsupported = errors.New("not a Spanner value, driver.Valuer, database/sql value or struct")
+)
+
+// directTypes are the types go-sql-spanner sends as they are (after
+// widening int, uint and uint64 to int64 and leaving strings untyped):
+// anything else is first converted by its driver.Valuer or database/sql's
+// default converter. The order matters: a named type such as
+// `type Celsius float32` becomes FLOAT64 through the default converter,
+// where the official client's encoder would make it FLOAT32.
+var directTypes = typeSet(
+	"", []string(nil), (*string)(nil), []*string(nil), spanner.NullString{}, []spanner.NullString(nil),
+	[]byte(nil), [][]byte(nil),
+	int(0), []int(nil), (*int)(nil), []*int(nil), (*[]int)(nil),
+	uint(0), []uint(nil), (*uint)(nil), []*uint(nil), (*[]uint)(nil),
+	uint64(0), []uint64(nil), (*uint64)(nil), []*uint64(nil),
+	int64(0), []int64(nil), (*int64)(nil), []*int64(nil), spanner.NullInt64{}, []spanner.NullInt64(nil),
+	false, []bool(nil), (*bool)(nil), []*bool(nil), spanner.NullBool{}, []spanner.NullBool(nil),
+	float32(0), []float32(nil), (*float32)(nil), []*float32(nil), spanner.NullFloat32{}, []spanner.NullFloat32(nil),
+	float64(0), []float64(nil), (*float64)(nil), []*float64(nil), spanner.NullFloat64{}, []spanner.NullFloat64(nil),
+	big.Rat{}, []big.Rat(nil), (*big.Rat)(nil), []*big.Rat(nil), spanner.NullNumeric{}, []spanner.NullNumeric(nil),
+	time.Time{}, []time.Time(nil), (*time.Time)(nil), []*time.Time(nil), spanner.NullTime{}, []spanner.NullTime(nil),
+	civil.Date{}, []civil.Date(nil), (*civil.Date)(nil), []*civil.Date(nil), spanner.NullDate{}, []spanner.NullDate(nil),
+	uuid.UUID{}, []uuid.UUID(nil), (*uuid.UUID)(nil), []*uuid.UUID(nil), spanner.NullUUID{}, []spanner.NullUUID(nil),
+	spanner.NullJSON{}, []spanner.NullJSON(nil), spanner.GenericColumnValue{},
+	sql.NullString{}, sql.NullInt64{}, sql.NullInt32{}, sql.NullBool{}, sql.NullFloat64{}, sql.NullTime{},
+)
+
+func typeSet(samples ...any) map[reflect.Type]bool {
+	m := make(map[reflect.Type]bool, len(samples))
+	for _, s := range samples {
+		m[reflect.TypeOf(s)] = true
+	}
+	return m
+}
+
+func isDirect(v any) bool { return v == nil || directTypes[reflect.TypeOf(v)] }
+
+// acceptParam returns the value to encode for an argument, trying in
+// go-sql-spanner's order: the value itself, its driver.Valuer result,
+// database/sql's default conversion (named types, small integers, pointers),
+// and Go structs and slices of structs or protos (STRUCT and PROTO values).
+func acceptParam(v any) (any, error) {
+	if isDirect(v) {
+		return v, nil
+	}
+	if vr, ok := v.(driver.Valuer); ok {
+		inner, err := valuerValue(vr)
+		if err != nil {
+			return nil, err
+		}
+		if isDirect(inner) {
+			return inner, nil
+		}
+	}
+	if c, err := driver.DefaultParameterConverter.ConvertValue(v); err == nil && isDirect(c) {
+		return c, nil
+	}
+	if isStructLike(v) {
+		return v, nil
+	}
+	return nil, errUnsupported
+}
+
+var valuerType = reflect.TypeFor[driver.Valuer]()
+
+// valuerValue calls Value, treating a nil pointer whose Value method has a
+// value receiver as NULL (as database/sql does) instead of panicking.
+func valuerValue(vr driver.Valuer) (driver.Value, error) {
+	if rv := reflect.ValueOf(vr); rv.Kind() == reflect.Pointer && rv.IsNil() && rv.Type().Elem().Implements(valuerType) {
+		return nil, nil
+	}
+	return vr.Value()
+}
+
+var (
+	protoMessageType = reflect.TypeFor[proto.Message]()
+	protoEnumType    = reflect.TypeFor[protoreflect.Enum]()
+)
+
+// isStructLike reports a struct, a pointer to one, a slice of either, or a
+// slice of protos: values the official client encodes by reflection.
+func isStructLike(v any) bool {
+	t := reflect.TypeOf(v)
+	if t.Kind() == reflect.Slice {
+		t = t.Elem()
+		if t.Implements(protoMessageType) || t.Implements(protoEnumType) {
+			return true
+		}
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct
+}
+
+// encodeParam converts a Go value to Spanner's wire value and type (nil for
+// an untyped value). It accepts what go-sql-spanner accepts, with the same
+// Spanner types: strings (string, *string, []string, []*string) are sent
+// untyped, so Spanner infers DATE, TIMESTAMP, JSON, NUMERIC... from where the
+// parameter stands; int, uint and uint64 (also as pointers and slices) are
+// INT64, checked for overflow; the rest is encoded by the official client.
+func encodeParam(name string, v any) (*structpb.Value, *spannerpb.Type, error) {
+	x, err := acceptParam(v)
+	if err != nil {
+		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
+	}
+	if val, ok := untypedString(x); ok {
+		return val, nil, nil
+	}
+	if x, err = widenInts(x); err != nil {
+		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
+	}
+	row, err := spanner.NewRow([]string{name}, []any{x})
+	var g spanner.GenericColumnValue
+	if err == nil {
+		err = row.Column(0, &g)
+	}
+	// The official encoder has no case for some database/sql types (it
+	// rejects sql.NullInt32, and would send others field by field as a
+	// STRUCT): those are sent as their Value, a plain driver.Value.
+	if vr, ok := x.(driver.Valuer); ok && (err != nil || g.Type.GetCode() == spannerpb.TypeCode_STRUCT) {
+		inner, verr := vr.Value()
+		if verr != nil {
+			return nil, nil, &ParamError{Name: name, Value: v, Err: verr}
+		}
+		if _, nested := inner.(driver.Valuer); !nested {
+			return encodeParam(name, inner)
+		}
+	}
+	if err != nil {
+		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
+	}
+	return g.Value, g.Type, nil
+}
+
+// untypedString encodes the string types go-sql-spanner sends without a
+// type; a nil one is an untyped NULL.
+func untypedString(v any) (*structpb.Value, bool) {
+	switch x := v.(type) {
+	case nil:
+		return structpb.NewNullValue(), true
+	case string:
+		return structpb.NewStringValue(x), true
+	case *string:
+		if x == nil {
+			return structpb.NewNullValue(), true
+		}
+		return structpb.NewStringValue(*x), true
+	case []string:
+		if x == nil {
+			return structpb.NewNullValue(), true
+		}
+		vs := make([]*structpb.Value, len(x))
+		for i, s := range x {
+			vs[i] = structpb.NewStringValue(s)
+		}
+		return structpb.NewListValue(&structpb.ListValue{Values: vs}), true
+	case []*string:
+		if x == nil {
+			return structpb.NewNullValue(), true
+		}
+		vs := make([]*structpb.Value, len(x))
+		for i, s := range x {
+			vs[i], _ = untypedString(s)
+		}
+		return structpb.NewListValue(&structpb.ListValue{Values: vs}), true
+	}
+	return nil, false
+}
+
+// widenInts turns int, uint and uint64 (and their pointers and slices,
+// keeping nil as a typed NULL) into int64, which the official client encodes.
+func widenInts(v any) (any, error) {
+	switch x := v.(type) {
+	case int:
+		return toInt64(x)
+	case []int:
+		return slicesToInt64(x)
+	case *int:
+		return ptrToInt64(x)
+	case []*int:
+		return ptrsToInt64(x)
+	case *[]int:
+		return slicePtrToInt64(x)
+	case uint:
+		return toInt64(x)
+	case []uint:
+		return slicesToInt64(x)
+	case *uint:
+		return ptrToInt64(x)
+	case []*uint:
+		return ptrsToInt64(x)
+	case *[]uint:
+		return slicePtrToInt64(x)
+	case uint64:
+		return toInt64(x)
+	case []uint64:
+		return slicesToInt64(x)
+	case *uint64:
+		return ptrToInt64(x)
+	case []*uint64:
+		return ptrsToInt64(x)
+	}
+	return v, nil
+}
+
+type intLike interface{ ~int | ~uint | ~uint64 }
+
+func toInt64[T intLike](x T) (int64, error) {
+	if x > 0 && uint64(x) > math.MaxInt64 {
+		return 0, errOverflow
+	}
+	return int64(x), nil
+}
+
+func slicesToInt64[T intLike](xs []T) ([]int64, error) {
+	if xs == nil {
+		return nil, nil
+	}
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		n, err := toInt64(x)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+func slicePtrToInt64[T intLike](p *[]T) ([]int64, error) {
+	if p == nil {
+		return nil, nil
+	}
+	return slicesToInt64(*p)
+}
+
+func ptrToInt64[T intLike](p *T) (*int64, error) {
+	if p == nil {
+		return nil, nil
+	}
+	n, err := toInt64(*p)
+	return &n, err
+}
+
+func ptrsToInt64[T intLike](ps []*T) ([]*int64, error) {
+	if ps == nil {
+		return nil, nil
+	}
+	out := make([]*int64, len(ps))
+	for i, p := range ps {
+		n, err := ptrToInt64(p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// encodedParam is an argument already converted by CheckNamedValue.
+type encodedParam struct {
+	value *structpb.Value
+	typ   *spannerpb.Type
 }
 
 // skipQuoted returns the index just past the literal or quoted identifier
@@ -91,76 +445,8 @@ func skipQuoted(s string, i int) int {
 	return len(s)
 }
 
-// ParamError reports an argument that cannot be sent to Spanner.
-type ParamError struct {
-	Name  string
-	Value any
-	Err   error
-}
-
-func (e *ParamError) Error() string {
-	return fmt.Sprintf("spannerfast: parameter @%s: unsupported value type %T: %v", e.Name, e.Value, e.Err)
-}
-
-// Unwrap returns the cause.
-func (e *ParamError) Unwrap() error { return e.Err }
-
-// GRPCStatus reports InvalidArgument.
-func (e *ParamError) GRPCStatus() *status.Status {
-	return status.New(codes.InvalidArgument, e.Error())
-}
-
-// encodeParam converts a Go value to Spanner's wire value and type. The
-// official client's encoder does the work (through a one-column Row), so
-// every type it accepts (spanner.Null*, sql.Null* via driver.Valuer, big.Rat,
-// civil.Date, uuid.UUID, slices, structs) is accepted here with the same
-// meaning.
-func encodeParam(name string, v any) (*structpb.Value, *spannerpb.Type, error) {
-	if v == nil {
-		return structpb.NewNullValue(), nil, nil
-	}
-	switch x := v.(type) {
-	case int:
-		v = int64(x)
-	case int32:
-		// Documented as accepted (as go-sql-spanner does); the official
-		// client's encoder has no case for it.
-		v = int64(x)
-	case uint64:
-		if x > 1<<63-1 {
-			return nil, nil, &ParamError{Name: name, Value: v, Err: errors.New("value overflows INT64")}
-		}
-		v = int64(x)
-	}
-	row, err := spanner.NewRow([]string{name}, []any{v})
-	var g spanner.GenericColumnValue
-	if err == nil {
-		err = row.Column(0, &g)
-	}
-	// A driver.Valuer the official encoder does not know is sent as its
-	// Value: without this, a Valuer struct such as sql.Null[string] would
-	// be encoded field by field as a STRUCT<V STRING, Valid BOOL>.
-	if vr, ok := v.(driver.Valuer); ok && (err != nil || g.Type.GetCode() == spannerpb.TypeCode_STRUCT) {
-		inner, verr := vr.Value()
-		if verr != nil {
-			return nil, nil, &ParamError{Name: name, Value: v, Err: verr}
-		}
-		return encodeParam(name, inner)
-	}
-	if err != nil {
-		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
-	}
-	return g.Value, g.Type, nil
-}
-
-// encodedParam is an argument already converted by CheckNamedValue.
-type encodedParam struct {
-	value *structpb.Value
-	typ   *spannerpb.Type
-}
-
-// paramName is the Spanner parameter an argument binds to: its name, or
-// pN for the N-th positional argument.
+// paramName names an argument in errors raised before the statement is
+// known (CheckNamedValue): its name, or pN for the N-th positional argument.
 func paramName(a driver.NamedValue) string {
 	if a.Name == "" {
 		return "p" + strconv.Itoa(a.Ordinal)
@@ -168,20 +454,39 @@ func paramName(a driver.NamedValue) string {
 	return strings.TrimPrefix(a.Name, "@")
 }
 
-// buildParams rewrites positional parameters and encodes the arguments.
+// buildParams rewrites positional parameters and binds the arguments the
+// way go-sql-spanner does: the N-th positional argument binds to the N-th
+// distinct parameter of the statement (so `?` and @name statements both
+// take positional arguments), named arguments bind to the parameter of that
+// name in any case and are sent under the statement's spelling, and every
+// parameter of the statement must have a value. Positional arguments beyond
+// the statement's parameters are ignored; named arguments the statement does
+// not use are sent as they are.
 func buildParams(sql string, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
-	out, positional, named := rewritePositional(sql)
-	if positional > 0 && named {
-		return "", nil, nil, status.Errorf(codes.InvalidArgument,
-			"spannerfast: statement mixes positional (?) and named (@name) parameters: %q", sql)
+	p, err := parseParams(sql)
+	if err != nil {
+		return "", nil, nil, err
 	}
-	if len(args) == 0 {
-		return out, nil, nil, nil
+	if len(args) == 0 && len(p.names) == 0 {
+		return p.sql, nil, nil, nil
 	}
 	params := &structpb.Struct{Fields: make(map[string]*structpb.Value, len(args))}
 	types := make(map[string]*spannerpb.Type, len(args))
+	next := 0 // the next positional parameter
 	for _, a := range args {
-		name := paramName(a)
+		var name string
+		if a.Name == "" {
+			if next == len(p.names) {
+				continue
+			}
+			name = p.names[next]
+			next++
+		} else {
+			name = strings.TrimPrefix(a.Name, "@")
+			if i := findName(p.names, name); i >= 0 {
+				name = p.names[i]
+			}
+		}
 		e, ok := a.Value.(encodedParam)
 		if !ok {
 			val, typ, err := encodeParam(name, a.Value)
@@ -193,7 +498,28 @@ func buildParams(sql string, args []driver.NamedValue) (string, *structpb.Struct
 		params.Fields[name] = e.value
 		if e.typ != nil {
 			types[name] = e.typ
+		} else {
+			delete(types, name) // a later untyped value replaced a typed one
 		}
 	}
-	return out, params, types, nil
+	for _, n := range p.names {
+		if _, ok := params.Fields[n]; !ok {
+			return "", nil, nil, &MissingParamError{Name: n}
+		}
+	}
+	return p.sql, params, types, nil
+}
+
+// MissingParamError reports a statement parameter that no argument binds.
+type MissingParamError struct {
+	Name string
+}
+
+func (e *MissingParamError) Error() string {
+	return fmt.Sprintf("spannerfast: missing value for query parameter @%s", e.Name)
+}
+
+// GRPCStatus reports InvalidArgument.
+func (e *MissingParamError) GRPCStatus() *status.Status {
+	return status.New(codes.InvalidArgument, e.Error())
 }

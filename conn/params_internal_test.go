@@ -1,37 +1,89 @@
 package conn
 
-import "testing"
+import (
+	"database/sql/driver"
+	"slices"
+	"strings"
+	"testing"
 
-func TestRewritePositional(t *testing.T) {
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+func TestParseParams(t *testing.T) {
 	for _, c := range []struct {
-		in, out    string
-		positional int
-		named      bool
+		in, out string
+		names   []string
 	}{
-		{"SELECT 1", "SELECT 1", 0, false},
-		{"SELECT * FROM T WHERE a = ? AND b = ?", "SELECT * FROM T WHERE a = @p1 AND b = @p2", 2, false},
-		{"SELECT '?', \"?\", `?` FROM T WHERE x = ?", "SELECT '?', \"?\", `?` FROM T WHERE x = @p1", 1, false},
-		{"SELECT 'it\\'s ?' WHERE a = ?", "SELECT 'it\\'s ?' WHERE a = @p1", 1, false},
-		{"SELECT '''a ? ''' , ?", "SELECT '''a ? ''' , @p1", 1, false},
-		{"-- what?\nSELECT ? # really?\n, ?", "-- what?\nSELECT @p1 # really?\n, @p2", 2, false},
-		{"/* ? */ SELECT ? /* unterminated ?", "/* ? */ SELECT @p1 /* unterminated ?", 1, false},
-		{"SELECT @name", "SELECT @name", 0, true},
-		{"SELECT ?, @name", "SELECT @p1, @name", 1, true},
-		{"SELECT '@name'", "SELECT '@name'", 0, false},
-		{"?", "@p1", 1, false},
+		{"SELECT 1", "SELECT 1", nil},
+		{"SELECT * FROM T WHERE a = ? AND b = ?", "SELECT * FROM T WHERE a = @p1 AND b = @p2", []string{"p1", "p2"}},
+		{"SELECT '?', \"?\", `?` FROM T WHERE x = ?", "SELECT '?', \"?\", `?` FROM T WHERE x = @p1", []string{"p1"}},
+		{"SELECT 'it\\'s ?' WHERE a = ?", "SELECT 'it\\'s ?' WHERE a = @p1", []string{"p1"}},
+		{"SELECT '''a ? ''' , ?", "SELECT '''a ? ''' , @p1", []string{"p1"}},
+		{"-- what?\nSELECT ? # really?\n, ?", "-- what?\nSELECT @p1 # really?\n, @p2", []string{"p1", "p2"}},
+		{"/* ? */ SELECT ? /* unterminated ?", "/* ? */ SELECT @p1 /* unterminated ?", []string{"p1"}},
+		{"?", "@p1", []string{"p1"}},
+		// A ? glued to a word must not become part of a longer name.
+		{"SELECT * FROM T WHERE a=?AND b=?1", "SELECT * FROM T WHERE a=@p1 AND b=@p2 1", []string{"p1", "p2"}},
+		{"SELECT @name", "SELECT @name", []string{"name"}},
+		{"SELECT '@name', `@x`, \"@y\" -- @z\n/* @w */", "SELECT '@name', `@x`, \"@y\" -- @z\n/* @w */", nil},
+		// Distinct names in order of first appearance, case-insensitively,
+		// keeping the first spelling.
+		{"SELECT * FROM T WHERE b = @b AND a = @a OR b2 = @B AND c=@_c1", "SELECT * FROM T WHERE b = @b AND a = @a OR b2 = @B AND c=@_c1", []string{"b", "a", "_c1"}},
+		{"@{FORCE_INDEX=i} SELECT @x,@x2,@x", "@{FORCE_INDEX=i} SELECT @x,@x2,@x", []string{"x", "x2"}},
+		{"SELECT @1, @", "SELECT @1, @", nil},
 	} {
-		out, n, named := rewritePositional(c.in)
-		if out != c.out || n != c.positional || named != c.named {
-			t.Errorf("rewritePositional(%q) = %q, %d, %v; want %q, %d, %v", c.in, out, n, named, c.out, c.positional, c.named)
+		p, err := parseParams(c.in)
+		if err != nil || p.sql != c.out || !slices.Equal(p.names, c.names) {
+			t.Errorf("parseParams(%q) = %q, %q, %v; want %q, %q", c.in, p.sql, p.names, err, c.out, c.names)
+		}
+	}
+	for _, in := range []string{"SELECT ?, @name", "SELECT @name, ?"} {
+		_, err := parseParams(in)
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "mixes positional (?) and named (@name)") {
+			t.Errorf("parseParams(%q): error %v, want InvalidArgument for mixed parameters", in, err)
 		}
 	}
 }
 
-func TestRewritePositionalNoCopy(t *testing.T) {
-	sql := "SELECT a, b, c FROM T WHERE a = @a -- no positional parameters"
-	if allocs := testing.AllocsPerRun(100, func() { rewritePositional(sql) }); allocs != 0 {
-		t.Fatalf("a statement without ? allocates %v times, want 0", allocs)
+func TestParseParamsNoCopy(t *testing.T) {
+	sql := "SELECT a, b, c FROM T WHERE a = 'x?@y' -- no parameters?"
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = parseParams(sql) }); allocs != 0 {
+		t.Fatalf("a statement without parameters allocates %v times, want 0", allocs)
 	}
+}
+
+// FuzzParseParams: the scanner never panics; names are distinct (ignoring
+// case) and each is in the SQL it returns; the rewrite is a fixed point
+// (scanning the rewritten SQL finds the same parameters and rewrites
+// nothing), so no `?` was left behind or glued to a neighbouring word.
+func FuzzParseParams(f *testing.F) {
+	for _, s := range []string{
+		"SELECT ?", "SELECT @a, @A, @b", "SELECT '?' , \"@x\", `?`", "SELECT '''?''' ?", "-- ?\n?", "/* ? */ ?",
+		"SELECT 'unterminated ?", "@{hint=1} SELECT @p", "SELECT ?, @x", "#?\n@x", "'\\'?'", "@", "?a?1?_",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		p, err := parseParams(sql)
+		if err != nil {
+			if status.Code(err) != codes.InvalidArgument {
+				t.Fatalf("error without InvalidArgument: %v", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, n := range p.names {
+			if n == "" || seen[strings.ToLower(n)] || !strings.Contains(p.sql, "@"+n) {
+				t.Fatalf("%q: names %q: empty, repeated or not in %q", sql, p.names, p.sql)
+			}
+			seen[strings.ToLower(n)] = true
+		}
+		again, err := parseParams(p.sql)
+		if err != nil || again.sql != p.sql || !slices.Equal(again.names, p.names) {
+			t.Fatalf("%q -> %q %q; scanned again: %q %q %v", sql, p.sql, p.names, again.sql, again.names, err)
+		}
+	})
 }
 
 func TestClassify(t *testing.T) {
@@ -51,5 +103,22 @@ func TestClassify(t *testing.T) {
 		if got := classify(c.in).kind; got != c.kind {
 			t.Errorf("classify(%q) = %v, want %v", c.in, got, c.kind)
 		}
+	}
+}
+
+func BenchmarkBuildParams(b *testing.B) {
+	args := []driver.NamedValue{{Ordinal: 1, Value: int64(1)}, {Ordinal: 2, Value: "x"}, {Ordinal: 3, Value: 2.5}}
+	for _, sql := range []string{
+		"SELECT a, b FROM T WHERE a = ? AND b = ? AND c > ?",
+		"SELECT a, b FROM T WHERE a = @a AND b = @b AND c > @c",
+	} {
+		b.Run(sql[len(sql)-3:], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, _, err := buildParams(sql, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -10,6 +10,8 @@ type stmt struct {
 	conn    *Conn
 	query   string
 	pending pendingOptions // database/sql checks a prepared statement's arguments here
+
+	numInput int // NumInput's answer, once counted (0: not yet; else count+1)
 }
 
 var (
@@ -20,9 +22,20 @@ var (
 
 func (s *stmt) Close() error { return nil }
 
-// NumInput is -1: Spanner parameters are named, so database/sql must not
-// count them.
-func (s *stmt) NumInput() int { return -1 }
+// NumInput is the number of distinct parameters in the statement (`?`
+// marks, or @names ignoring case), so database/sql checks the number of
+// arguments as go-sql-spanner's statements make it do. A statement whose
+// parameters cannot be parsed answers -1 and fails when it runs.
+func (s *stmt) NumInput() int {
+	if s.numInput == 0 {
+		p, err := parseParams(s.query)
+		s.numInput = len(p.names) + 1
+		if err != nil {
+			s.numInput = 0
+		}
+	}
+	return s.numInput - 1
+}
 
 func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {
 	return s.pending.check(nv, convertArg)

@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"math/big"
 	"net/url"
 	"reflect"
@@ -66,7 +68,7 @@ func paramCases() []paramCase {
 	u := uuid.MustParse("0191e1d2-3c4b-7a8e-9f00-112233445566")
 	return []paramCase{
 		{nil, null, nil},
-		{"hello 日本", str("hello 日本"), typ(tString)},
+		{"hello 日本", str("hello 日本"), nil}, // untyped: Spanner infers from the SQL
 		{[]byte{0, 1, 0xff}, str("AAH/"), typ(tBytes)},
 		{[]byte(nil), null, typ(tBytes)},
 		{int(42), str("42"), typ(tInt64)},
@@ -100,16 +102,16 @@ func paramCases() []paramCase {
 		{sql.NullInt64{}, null, typ(tInt64)},
 		{sql.NullBool{Bool: true, Valid: true}, structpb.NewBoolValue(true), typ(tBool)},
 		{sql.NullInt32{Int32: 3, Valid: true}, str("3"), typ(tInt64)},
-		{sql.Null[string]{V: "generic", Valid: true}, str("generic"), typ(tString)},
+		{sql.Null[string]{V: "generic", Valid: true}, str("generic"), nil}, // its Value, a string
 		{sql.NullFloat64{Float64: 0.75, Valid: true}, structpb.NewNumberValue(0.75), typ(tFloat64)},
 		{sql.NullTime{Time: ts, Valid: true}, str("2024-01-02T02:04:05.123456789Z"), typ(tTimestamp)},
-		{ptrTo("p"), str("p"), typ(tString)},
+		{ptrTo("p"), str("p"), nil},
 		{ptrTo(int64(8)), str("8"), typ(tInt64)},
 		{(*int64)(nil), null, typ(tInt64)},
 		{[]int64{1, -2}, list(str("1"), str("-2")), arrayOf(tInt64)},
 		{[]int64(nil), null, arrayOf(tInt64)},
-		{[]string{}, list(), arrayOf(tString)},
-		{[]string{"a", "b"}, list(str("a"), str("b")), arrayOf(tString)},
+		{[]string{}, list(), nil},
+		{[]string{"a", "b"}, list(str("a"), str("b")), nil},
 		{[]bool{true}, list(structpb.NewBoolValue(true)), arrayOf(tBool)},
 		{[]float64{0.5}, list(structpb.NewNumberValue(0.5)), arrayOf(tFloat64)},
 		{[][]byte{{1}, nil}, list(str("AQ=="), null), arrayOf(tBytes)},
@@ -117,6 +119,92 @@ func paramCases() []paramCase {
 		{[]spanner.NullInt64{{}, {Int64: 3, Valid: true}}, list(null, str("3")), arrayOf(tInt64)},
 		{[]civil.Date{{Year: 2000, Month: 12, Day: 31}}, list(str("2000-12-31")), arrayOf(tDate)},
 		{[]time.Time{ts}, list(str("2024-01-02T02:04:05.123456789Z")), arrayOf(tTimestamp)},
+	}
+}
+
+// Named types, converted by database/sql's default converter as
+// go-sql-spanner does.
+type (
+	userID   int64
+	smallID  int8
+	label    string
+	celsius  float32
+	onOff    bool
+	blob     []byte
+	bigCount uint64
+)
+
+// valuer returns v from Value.
+type valuer struct{ v any }
+
+func (v valuer) Value() (driver.Value, error) { return v.v, nil }
+
+// moreParamCases are the types go-sql-spanner accepts beyond its own list,
+// through driver.Valuer or database/sql's default converter, and the
+// conversions it makes of its own types.
+func moreParamCases() []paramCase {
+	const (
+		tInt64   = spannerpb.TypeCode_INT64
+		tFloat64 = spannerpb.TypeCode_FLOAT64
+		tString  = spannerpb.TypeCode_STRING
+		tBool    = spannerpb.TypeCode_BOOL
+		tBytes   = spannerpb.TypeCode_BYTES
+	)
+	null := structpb.NewNullValue()
+	return []paramCase{
+		{int8(-8), str("-8"), typ(tInt64)},
+		{int16(16), str("16"), typ(tInt64)},
+		{uint(7), str("7"), typ(tInt64)},
+		{uint8(255), str("255"), typ(tInt64)},
+		{uint16(65535), str("65535"), typ(tInt64)},
+		{uint32(1<<32 - 1), str("4294967295"), typ(tInt64)},
+		{userID(42), str("42"), typ(tInt64)},
+		{smallID(3), str("3"), typ(tInt64)},
+		{bigCount(9), str("9"), typ(tInt64)},
+		{label("lbl"), str("lbl"), nil},
+		{celsius(1.5), structpb.NewNumberValue(1.5), typ(tFloat64)}, // FLOAT64, not FLOAT32
+		{onOff(true), structpb.NewBoolValue(true), typ(tBool)},
+		{blob{1, 2}, str("AQI="), typ(tBytes)},
+		// Pointers: go-sql-spanner's own pointer types are typed NULLs when
+		// nil, the others are dereferenced by database/sql (nil: untyped).
+		{ptrTo(int8(5)), str("5"), typ(tInt64)},
+		{(*int8)(nil), null, nil},
+		{ptrTo(userID(6)), str("6"), typ(tInt64)},
+		{(*userID)(nil), null, nil},
+		{ptrTo(label("pl")), str("pl"), nil},
+		{ptrTo(int32(4)), str("4"), typ(tInt64)},
+		{ptrTo(1), str("1"), typ(tInt64)},
+		{(*int)(nil), null, typ(tInt64)},
+		{ptrTo(uint(2)), str("2"), typ(tInt64)},
+		{(*uint)(nil), null, typ(tInt64)},
+		{ptrTo(uint64(3)), str("3"), typ(tInt64)},
+		{(*uint64)(nil), null, typ(tInt64)},
+		{(*string)(nil), null, nil},
+		{(*bool)(nil), null, typ(tBool)},
+		{(*sql.NullString)(nil), null, nil},
+		// Slices.
+		{[]int{1, -1}, list(str("1"), str("-1")), arrayOf(tInt64)},
+		{[]int(nil), null, arrayOf(tInt64)},
+		{[]uint{1}, list(str("1")), arrayOf(tInt64)},
+		{[]uint64{1 << 62}, list(str("4611686018427387904")), arrayOf(tInt64)},
+		{[]*int{ptrTo(1), nil}, list(str("1"), null), arrayOf(tInt64)},
+		{[]*uint{nil}, list(null), arrayOf(tInt64)},
+		{[]*uint64{ptrTo(uint64(8))}, list(str("8")), arrayOf(tInt64)},
+		{&[]int{2}, list(str("2")), arrayOf(tInt64)},
+		{&[]uint{3}, list(str("3")), arrayOf(tInt64)},
+		{(*[]int)(nil), null, arrayOf(tInt64)},
+		{[]string(nil), null, nil},
+		{[]*string{ptrTo("a"), nil}, list(str("a"), null), nil},
+		{[]uint8{1}, str("AQ=="), typ(tBytes)},
+		{[]spanner.NullString(nil), null, arrayOf(tString)},
+		// driver.Valuer results go-sql-spanner knows are used as they are.
+		{valuer{int64(11)}, str("11"), typ(tInt64)},
+		{valuer{[]string{"x"}}, list(str("x")), nil},
+		{valuer{nil}, null, nil},
+		{sql.NullInt16{Int16: 16, Valid: true}, str("16"), typ(tInt64)},
+		{sql.NullByte{}, null, nil},
+		{sql.Null[string]{}, null, nil},
+		{sql.Null[int64]{V: 12, Valid: true}, str("12"), typ(tInt64)},
 	}
 }
 
@@ -164,7 +252,7 @@ func TestFakeParams(t *testing.T) {
 	answerEverything(s)
 	db := openFake(t, s)
 	ctx := context.Background()
-	cases := paramCases()
+	cases := append(paramCases(), moreParamCases()...)
 
 	var args, named []any
 	var marks, names []string
@@ -236,6 +324,11 @@ func TestFakeParams(t *testing.T) {
 	}
 }
 
+// failingValuer fails in Value.
+type failingValuer struct{}
+
+func (failingValuer) Value() (driver.Value, error) { return nil, errors.New("no value") }
+
 // TestFakeParamErrors: bad arguments fail before anything is sent, naming
 // the parameter and the Go type.
 func TestFakeParamErrors(t *testing.T) {
@@ -259,6 +352,14 @@ func TestFakeParamErrors(t *testing.T) {
 		{"channel", "SELECT @bad", []any{sql.Named("bad", make(chan int))}, []string{"@bad", "chan int"}, codes.InvalidArgument},
 		{"complex", "SELECT ?", []any{complex(1, 2)}, []string{"@p1", "complex128"}, codes.InvalidArgument},
 		{"map", "SELECT @m", []any{sql.Named("m", map[string]int{"a": 1})}, []string{"@m", "map[string]int"}, codes.InvalidArgument},
+		{"uint overflow", "SELECT ?", []any{uint(1 << 63)}, []string{"@p1", "uint", "overflows INT64"}, codes.InvalidArgument},
+		{"uint64 slice overflow", "SELECT @u", []any{sql.Named("u", []uint64{1, 1 << 63})}, []string{"@u", "[]uint64", "overflows INT64"}, codes.InvalidArgument},
+		{"named uint64 overflow", "SELECT ?", []any{bigCount(1 << 63)}, []string{"@p1", "e2e.bigCount"}, codes.InvalidArgument},
+		// Not accepted by go-sql-spanner either.
+		{"int8 slice", "SELECT @s", []any{sql.Named("s", []int8{1})}, []string{"@s", "[]int8"}, codes.InvalidArgument},
+		{"named int slice", "SELECT @s", []any{sql.Named("s", []userID{1})}, []string{"@s", "[]e2e.userID"}, codes.InvalidArgument},
+		{"pointer to string slice", "SELECT @s", []any{sql.Named("s", &[]string{"a"})}, []string{"@s", "*[]string"}, codes.InvalidArgument},
+		{"failing valuer", "SELECT @v", []any{sql.Named("v", failingValuer{})}, []string{"@v", "e2e.failingValuer", "no value"}, codes.InvalidArgument},
 		{"mixed styles", "SELECT ?, @x", []any{1, sql.Named("x", 2)}, []string{"positional (?)", "named (@name)"}, codes.InvalidArgument},
 	} {
 		err := queryOne(ctx, db, c.query, c.args...)
