@@ -48,17 +48,6 @@ type Column struct {
 	ScanType reflect.Type // a Go type that Scan can fill from this column, NULL included
 }
 
-// slabKind says how many bytes of a row's slab a column's value takes.
-type slabKind uint8
-
-const (
-	slabNone   slabKind = iota
-	slabFixed8          // INT64, FLOAT64, FLOAT32
-	slabString          // STRING, DATE, UUID, NUMERIC as text: header + bytes (raw: a []byte header)
-	slabBytes           // BYTES, PROTO: header + decoded bytes
-	slabTime            // TIMESTAMP
-)
-
 type columnPlan struct {
 	decode decodeFunc
 	slab   slabKind
@@ -140,9 +129,11 @@ func buildPlan(rowType []byte, o Options) (*Plan, error) {
 		p.cols = append(p.cols, cp)
 		switch cp.slab {
 		case slabFixed8:
-			p.rawSlab += 8
-		case slabString, slabTime:
-			p.rawSlab += 24
+			p.rawSlab += fixedSlot
+		case slabString:
+			p.rawSlab += rawStringSlot
+		case slabTime:
+			p.rawSlab += timeSlot
 		case slabBytes:
 			p.rawSlab = math.MinInt / 2
 		}

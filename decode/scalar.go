@@ -197,12 +197,10 @@ func decodeTimestamp(v Value, a *arena) (driver.Value, error) {
 func (a *arena) time(t time.Time) driver.Value {
 	// A UTC time.Time has a nil location, so its words are copied as
 	// plain words (see stringWords).
-	p := a.take(timeSize)
-	*(*[timeSize / 8]uint64)(p) = *(*[timeSize / 8]uint64)(unsafe.Pointer(&t))
+	p := a.take(timeSlot)
+	*(*[timeBytes]byte)(p) = *(*[timeBytes]byte)(unsafe.Pointer(&t))
 	return box(timeType, p)
 }
-
-const timeSize = int(unsafe.Sizeof(time.Time{}))
 
 func decodeNumeric(v Value, _ *arena) (driver.Value, error) {
 	if v.Kind == KindNull {
