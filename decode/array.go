@@ -42,11 +42,21 @@ func arrayDecoder[T any](elem elemFunc[T]) valueFunc {
 				return nil, err
 			}
 			if out[i], err = elem(ev); err != nil {
-				return nil, fmt.Errorf("element %d: %w", i, err)
+				return nil, elementError(i, err)
 			}
 		}
 		return out, nil
 	}
+}
+
+// elementError says which element failed. A NullElementError carries its
+// index itself, so that it stays the error's typed cause.
+func elementError(i int, err error) error {
+	if ne, ok := err.(*NullElementError); ok {
+		ne.Index = i
+		return ne
+	}
+	return fmt.Errorf("element %d: %w", i, err)
 }
 
 // nullable lifts a parser of non-NULL values into an element decoder whose
@@ -71,7 +81,7 @@ func native[T any](parse func(Value) (T, error)) elemFunc[T] {
 	return func(v Value) (T, error) {
 		if v.Kind == KindNull {
 			var zero T
-			return zero, fmt.Errorf("NULL element cannot be stored in []%T (decode_to_native_arrays is on)", zero)
+			return zero, &NullElementError{ElemType: fmt.Sprintf("%T", zero)}
 		}
 		return parse(v)
 	}

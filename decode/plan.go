@@ -3,7 +3,6 @@ package decode
 import (
 	"database/sql"
 	"database/sql/driver"
-	"fmt"
 	"math"
 
 	"reflect"
@@ -205,9 +204,9 @@ func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, erro
 			probe, _ = d(Value{Kind: KindNull}, nil)
 			return columnPlan{decode: onValue(d)}, reflect.TypeOf(probe), nil
 		}
-		return columnPlan{}, nil, fmt.Errorf("unsupported array element type %s", TypeName(elem))
+		return columnPlan{}, nil, &UnsupportedTypeError{Code: elem.GetCode(), Type: TypeName(t)}
 	}
-	return columnPlan{}, nil, fmt.Errorf("unsupported type code %v", t.GetCode())
+	return columnPlan{}, nil, &UnsupportedTypeError{Code: t.GetCode(), Type: TypeName(t)}
 }
 
 const (
