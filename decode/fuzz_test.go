@@ -501,7 +501,7 @@ func rawToSafe(t *spannerpb.Type, o decode.Options, v driver.Value) driver.Value
 	case spannerpb.TypeCode_STRING, spannerpb.TypeCode_DATE, spannerpb.TypeCode_UUID:
 		return string(b)
 	case spannerpb.TypeCode_NUMERIC:
-		if o.NumericAsString {
+		if o.NumericAsString || t.GetTypeAnnotation() == spannerpb.TypeAnnotationCode_PG_NUMERIC {
 			return string(b)
 		}
 	}

@@ -153,6 +153,7 @@ var (
 	scanNullNumeric = reflect.TypeFor[spanner.NullNumeric]()
 	scanNullJSON    = reflect.TypeFor[spanner.NullJSON]()
 	scanNullUUID    = reflect.TypeFor[spanner.NullUUID]()
+	scanPGJSONB     = reflect.TypeFor[spanner.PGJsonB]()
 	// spanner.NullUUID.Scan rejects []byte; uuid.NullUUID takes the raw-mode
 	// value.
 	scanRawUUID = reflect.TypeFor[uuid.NullUUID]()
@@ -187,11 +188,16 @@ func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, erro
 		}
 		return columnPlan{onValue(decodeUUID), slabString}, scanNullUUID, nil
 	case codeNumeric:
-		if o.NumericAsString {
+		// PG_NUMERIC is its text in go-sql-spanner (spanner.PGNumeric's
+		// string), whatever decode_numeric_to_string says; NaN included.
+		if o.NumericAsString || isPG(t) {
 			return columnPlan{onValue(decodeNumericString), slabString}, scanNullString, nil
 		}
 		return columnPlan{decode: onValue(decodeNumeric)}, scanNullNumeric, nil
 	case codeJSON:
+		if isPG(t) {
+			return columnPlan{decode: onValue(decodePGJSONB)}, scanPGJSONB, nil
+		}
 		return columnPlan{decode: onValue(decodeJSON)}, scanNullJSON, nil
 	case codeInterval:
 		return columnPlan{decode: onValue(decodeInterval)}, scanInterval, nil

@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"time"
 	"unsafe"
+
+	"cloud.google.com/go/spanner"
 )
 
 // Column decoders for scalar types. Each is chosen once per column when a
@@ -247,4 +249,17 @@ func decodeInterval(v Value, _ *arena) (driver.Value, error) {
 		return nil, err
 	}
 	return iv, nil
+}
+
+var nullPGJSONB driver.Value = spanner.PGJsonB{}
+
+func decodePGJSONB(v Value, _ *arena) (driver.Value, error) {
+	if v.Kind == KindNull {
+		return nullPGJSONB, nil
+	}
+	j, err := parsePGJSONB(v)
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
 }
