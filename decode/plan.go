@@ -6,8 +6,6 @@ import (
 	"math"
 
 	"reflect"
-	"sync"
-	"sync/atomic"
 
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -64,49 +62,6 @@ type Plan struct {
 
 // Options returns the options the plan was built for.
 func (p *Plan) Options() Options { return p.opts }
-
-// planCacheLimit bounds the number of cached shapes per option set; when it
-// is reached the cache starts over rather than growing without bound.
-const planCacheLimit = 1024
-
-// The cache is copy-on-write: lookups are one atomic load and a map read
-// keyed by the row type's bytes (m[string(b)] does not allocate), so the
-// per-query path takes no lock. Building a plan takes a mutex.
-var (
-	planCaches [8]atomic.Pointer[map[string]*Plan]
-	planMu     sync.Mutex
-	planMisses atomic.Int64
-)
-
-// PlanFor returns the plan for an encoded StructType (ResultSetMetadata's
-// row_type), from the cache when the same bytes were seen before.
-func PlanFor(rowType []byte, o Options) (*Plan, error) {
-	cache := &planCaches[o.index()]
-	if m := cache.Load(); m != nil {
-		if p, ok := (*m)[string(rowType)]; ok {
-			return p, nil
-		}
-	}
-	p, err := buildPlan(rowType, o)
-	if err != nil {
-		return nil, err
-	}
-	planMu.Lock()
-	defer planMu.Unlock()
-	old := cache.Load()
-	next := make(map[string]*Plan, 1)
-	if old != nil && len(*old) < planCacheLimit {
-		for k, v := range *old {
-			next[k] = v
-		}
-	}
-	next[string(rowType)] = p
-	cache.Store(&next)
-	return p, nil
-}
-
-// PlanMisses counts plans built since start (for tests and benchmarks).
-func PlanMisses() int64 { return planMisses.Load() }
 
 func buildPlan(rowType []byte, o Options) (*Plan, error) {
 	planMisses.Add(1)
