@@ -27,13 +27,14 @@ type arena struct {
 	poison bool
 }
 
-// slabWords allocates n bytes of 8-byte aligned, pointer-free memory.
+// slabWords allocates n bytes of slabAlign-aligned, pointer-free memory
+// (see layout.go).
 func slabWords(n int) []byte {
 	if n == 0 {
 		return nil
 	}
-	w := make([]uint64, (n+7)/8)
-	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*8)
+	w := make([]uint64, roundUp8(n)/slabAlign)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*slabAlign)
 }
 
 // reset prepares the arena for a row needing size bytes.
@@ -56,7 +57,8 @@ func poisonBytes(b []byte) {
 	}
 }
 
-// take returns n bytes of the slab, 8-byte aligned when n is a multiple of 8.
+// take returns n bytes of the slab, aligned when every earlier take was a
+// whole number of slots (layout.go).
 func (a *arena) take(n int) unsafe.Pointer {
 	p := unsafe.Pointer(&a.slab[a.off])
 	a.off += n
@@ -89,19 +91,19 @@ func box(typ, p unsafe.Pointer) driver.Value {
 }
 
 func (a *arena) int64(x int64) driver.Value {
-	p := a.take(8)
+	p := a.take(fixedSlot)
 	*(*int64)(p) = x
 	return box(int64Type, p)
 }
 
 func (a *arena) float64(x float64) driver.Value {
-	p := a.take(8)
+	p := a.take(fixedSlot)
 	*(*float64)(p) = x
 	return box(float64Type, p)
 }
 
 func (a *arena) float32(x float32) driver.Value {
-	p := a.take(8)
+	p := a.take(fixedSlot)
 	*(*float32)(p) = x
 	return box(float32Type, p)
 }
@@ -113,7 +115,7 @@ func (a *arena) string(s []byte) driver.Value {
 	if a.raw {
 		return a.bytesHeader(s)
 	}
-	hdr := a.take(16)
+	hdr := a.take(stringSlot)
 	var data unsafe.Pointer
 	if len(s) > 0 {
 		data = a.take(roundUp8(len(s)))
@@ -125,7 +127,7 @@ func (a *arena) string(s []byte) driver.Value {
 
 // bytesHeader boxes b as a []byte whose header lives in the slab.
 func (a *arena) bytesHeader(b []byte) driver.Value {
-	hdr := a.take(24)
+	hdr := a.take(sliceSlot)
 	*(*sliceWords)(hdr) = sliceWords{uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b), cap(b)}
 	return box(bytesType, hdr)
 }
@@ -154,8 +156,6 @@ func (a *arena) bytesBuffer(n int) []byte {
 	p := a.take(roundUp8(n))
 	return unsafe.Slice((*byte)(p), n)
 }
-
-func roundUp8(n int) int { return (n + 7) &^ 7 }
 
 var (
 	trueValue  driver.Value = true

@@ -42,11 +42,21 @@ func arrayDecoder[T any](elem elemFunc[T]) valueFunc {
 				return nil, err
 			}
 			if out[i], err = elem(ev); err != nil {
-				return nil, fmt.Errorf("element %d: %w", i, err)
+				return nil, elementError(i, err)
 			}
 		}
 		return out, nil
 	}
+}
+
+// elementError says which element failed. A NullElementError carries its
+// index itself, so that it stays the error's typed cause.
+func elementError(i int, err error) error {
+	if ne, ok := err.(*NullElementError); ok {
+		ne.Index = i
+		return ne
+	}
+	return fmt.Errorf("element %d: %w", i, err)
 }
 
 // nullable lifts a parser of non-NULL values into an element decoder whose
@@ -71,7 +81,7 @@ func native[T any](parse func(Value) (T, error)) elemFunc[T] {
 	return func(v Value) (T, error) {
 		if v.Kind == KindNull {
 			var zero T
-			return zero, fmt.Errorf("NULL element cannot be stored in []%T (decode_to_native_arrays is on)", zero)
+			return zero, &NullElementError{ElemType: fmt.Sprintf("%T", zero)}
 		}
 		return parse(v)
 	}
@@ -83,6 +93,22 @@ func bytesElem(v Value) ([]byte, error) {
 		return nil, nil
 	}
 	return parseBytes(v)
+}
+
+// isPG reports a PostgreSQL-dialect NUMERIC or JSONB type, which
+// go-sql-spanner returns as spanner.PGNumeric / spanner.PGJsonB.
+func isPG(t *spannerpb.Type) bool {
+	a := t.GetTypeAnnotation()
+	return a == spannerpb.TypeAnnotationCode_PG_NUMERIC || a == spannerpb.TypeAnnotationCode_PG_JSONB
+}
+
+// parsePGJSONB decodes a PG_JSONB value; NULL is PGJsonB{}.
+func parsePGJSONB(v Value) (spanner.PGJsonB, error) {
+	if v.Kind == KindNull {
+		return spanner.PGJsonB{}, nil
+	}
+	j, err := parseJSON(v)
+	return spanner.PGJsonB{Value: j.Value, Valid: j.Valid}, err
 }
 
 func numericNull(r *big.Rat) spanner.NullNumeric {
@@ -109,19 +135,8 @@ func arrayDecoderFor(elem *spannerpb.Type, o Options) valueFunc {
 			return arrayDecoder(native(parseDate))
 		case codeTimestamp:
 			return arrayDecoder(native(parseTimestamp))
-		case codeNumeric:
-			if o.NumericAsString {
-				return arrayDecoder(native(parseNumericString))
-			}
-			return arrayDecoder(native(func(v Value) (big.Rat, error) {
-				r, err := parseNumeric(v)
-				if err != nil {
-					return big.Rat{}, err
-				}
-				return *r, nil
-			}))
 		case codeUUID:
-			return arrayDecoder(native(parseUUIDString))
+			return arrayDecoder(native(parseUUID))
 		}
 	}
 	switch code {
@@ -140,11 +155,16 @@ func arrayDecoderFor(elem *spannerpb.Type, o Options) valueFunc {
 	case codeTimestamp:
 		return arrayDecoder(nullable(parseTimestamp, func(t time.Time) spanner.NullTime { return spanner.NullTime{Time: t, Valid: true} }))
 	case codeNumeric:
-		if o.NumericAsString {
-			return arrayDecoder(nullable(parseNumericString, func(s string) spanner.NullString { return spanner.NullString{StringVal: s, Valid: true} }))
+		// go-sql-spanner applies neither decode_to_native_arrays nor
+		// decode_numeric_to_string to NUMERIC arrays.
+		if isPG(elem) {
+			return arrayDecoder(nullable(parseNumericString, func(s string) spanner.PGNumeric { return spanner.PGNumeric{Numeric: s, Valid: true} }))
 		}
 		return arrayDecoder(nullable(parseNumeric, numericNull))
 	case codeJSON:
+		if isPG(elem) {
+			return arrayDecoder(parsePGJSONB)
+		}
 		return arrayDecoder(func(v Value) (spanner.NullJSON, error) {
 			if v.Kind == KindNull {
 				return spanner.NullJSON{}, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -64,11 +65,22 @@ func (e *ColumnError) Error() string {
 // Unwrap returns the cause.
 func (e *ColumnError) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, ErrMalformed) true: a column that cannot be decoded
-// means the server sent something other than its declared type.
-func (e *ColumnError) Is(target error) bool { return target == ErrMalformed }
+// Is makes errors.Is(err, ErrMalformed) true when the server sent something
+// other than the column's declared type. A client-side condition (a NULL
+// element for a native array, a type this driver does not decode) is not
+// malformed data.
+func (e *ColumnError) Is(target error) bool {
+	if target != ErrMalformed {
+		return false
+	}
+	var ne *NullElementError
+	var ue *UnsupportedTypeError
+	return !errors.As(e.Err, &ne) && !errors.As(e.Err, &ue)
+}
 
-// GRPCStatus reports codes.Internal, unless the cause carries its own code.
+// GRPCStatus reports codes.Internal, unless the cause carries its own code
+// (FailedPrecondition for a NullElementError, Unimplemented for an
+// UnsupportedTypeError).
 func (e *ColumnError) GRPCStatus() *status.Status {
 	code := codes.Internal
 	if s, ok := status.FromError(e.Err); ok && s.Code() != codes.Unknown {
@@ -95,3 +107,39 @@ func (e *valueError) Error() string {
 }
 
 func badValue(want string, got Value) error { return &valueError{want: want, got: got} }
+
+// NullElementError reports a NULL array element met with
+// decode_to_native_arrays on: a []int64 (etc.) has no place for it. It is the
+// query's or the connection's choice, not bad data: code FailedPrecondition.
+type NullElementError struct {
+	Index    int    // zero-based element index
+	ElemType string // the Go element type, e.g. "int64"
+}
+
+func (e *NullElementError) Error() string {
+	return fmt.Sprintf("element %d is NULL, which a []%s cannot hold (decode_to_native_arrays is on): "+
+		"turn decode_to_native_arrays off to get spanner.Null* elements, or filter the NULLs out in the query",
+		e.Index, e.ElemType)
+}
+
+// GRPCStatus lets status.Code(err) report FailedPrecondition.
+func (e *NullElementError) GRPCStatus() *status.Status {
+	return status.New(codes.FailedPrecondition, e.Error())
+}
+
+// UnsupportedTypeError reports a column type this driver cannot decode: code
+// Unimplemented.
+type UnsupportedTypeError struct {
+	Code spannerpb.TypeCode // the type code not supported (an array's element code for arrays)
+	Type string             // the column's GoogleSQL type name
+}
+
+func (e *UnsupportedTypeError) Error() string {
+	return fmt.Sprintf("type %s (type code %v) is not supported: CAST the column to a supported type, "+
+		"for example CAST(col AS STRING), in the query", e.Type, e.Code)
+}
+
+// GRPCStatus lets status.Code(err) report Unimplemented.
+func (e *UnsupportedTypeError) GRPCStatus() *status.Status {
+	return status.New(codes.Unimplemented, e.Error())
+}

@@ -214,6 +214,30 @@ func decodeStream(msgs [][]byte, o decode.Options, fn func(p *decode.Plan, row [
 // (index, name), matches decode.ErrMalformed and carries a gRPC code.
 func checkColumnError(tb testing.TB, err error, index int, name string) {
 	tb.Helper()
+	checkColumnNamed(tb, err, index, name)
+	if !errors.Is(err, decode.ErrMalformed) {
+		tb.Errorf("errors.Is(%v, ErrMalformed) = false", err)
+	}
+	if c := status.Code(err); c == codes.Unknown || c == codes.OK {
+		tb.Errorf("status.Code(%v) = %v, want a specific code", err, c)
+	}
+}
+
+// checkClientColumnError checks an error about a client-side condition: it
+// names the column, has the given code and is not ErrMalformed.
+func checkClientColumnError(tb testing.TB, err error, index int, name string, code codes.Code) {
+	tb.Helper()
+	checkColumnNamed(tb, err, index, name)
+	if errors.Is(err, decode.ErrMalformed) {
+		tb.Errorf("errors.Is(%v, ErrMalformed) = true, want false: not bad server data", err)
+	}
+	if c := status.Code(err); c != code {
+		tb.Errorf("status.Code(%v) = %v, want %v", err, c, code)
+	}
+}
+
+func checkColumnNamed(tb testing.TB, err error, index int, name string) {
+	tb.Helper()
 	if err == nil {
 		tb.Fatalf("got no error, want one for column %d %q", index, name)
 	}
@@ -226,12 +250,6 @@ func checkColumnError(tb testing.TB, err error, index int, name string) {
 	}
 	if !strings.Contains(err.Error(), strconv.Quote(name)) {
 		tb.Errorf("error text %q does not name column %q", err, name)
-	}
-	if !errors.Is(err, decode.ErrMalformed) {
-		tb.Errorf("errors.Is(%v, ErrMalformed) = false", err)
-	}
-	if c := status.Code(err); c == codes.Unknown || c == codes.OK {
-		tb.Errorf("status.Code(%v) = %v, want a specific code", err, c)
 	}
 }
 

@@ -86,7 +86,8 @@ var contentCases = []badCase{
 	bad("numeric empty", tNumeric, str("")),
 	bad("numeric sign only", tNumeric, str("-")),
 	bad("numeric two dots", tNumeric, str("1.2.3")),
-	bad("numeric NaN as big.Rat", tPGNumeric, str("NaN")),
+	bad("numeric NaN", tNumeric, str("NaN")),
+	bad("array numeric NaN", arrayOf(tNumeric), list(str("NaN"))),
 	{name: "numeric as string exponent", typ: tNumeric, in: enc(str("1e3")), opts: decode.Options{NumericAsString: true}},
 	bad("json truncated", tJSON, str(`{"a":`)),
 	bad("json empty", tJSON, str("")),
@@ -112,16 +113,6 @@ var contentCases = []badCase{
 	bad("array uuid bad element", arrayOf(tUUID), list(str("x"))),
 	bad("array interval bad element", arrayOf(tInterval), list(str("x"))),
 	bad("array string list element", arrayOf(tString), list(list())),
-	{name: "native NULL int64", typ: arrayOf(tInt64), in: enc(list(str("1"), null())), opts: native},
-	{name: "native NULL bool", typ: arrayOf(tBool), in: enc(list(null())), opts: native},
-	{name: "native NULL float64", typ: arrayOf(tFloat64), in: enc(list(null())), opts: native},
-	{name: "native NULL float32", typ: arrayOf(tFloat32), in: enc(list(null())), opts: native},
-	{name: "native NULL string", typ: arrayOf(tString), in: enc(list(null())), opts: native},
-	{name: "native NULL date", typ: arrayOf(tDate), in: enc(list(null())), opts: native},
-	{name: "native NULL timestamp", typ: arrayOf(tTimestamp), in: enc(list(null())), opts: native},
-	{name: "native NULL numeric", typ: arrayOf(tNumeric), in: enc(list(null())), opts: native},
-	{name: "native NULL uuid", typ: arrayOf(tUUID), in: enc(list(null())), opts: native},
-	{name: "native NULL enum", typ: arrayOf(tEnum), in: enc(list(null())), opts: native},
 	{name: "native bad int64", typ: arrayOf(tInt64), in: enc(list(str("x"))), opts: native},
 }
 
@@ -233,32 +224,76 @@ func TestMalformedValues(t *testing.T) {
 	}
 }
 
-func TestNativeArrayNullElementMessage(t *testing.T) {
-	_, err := decodeOne(t, native, arrayOf(tInt64), enc(list(str("1"), null())))
-	checkColumnError(t, err, 0, "c")
-	for _, want := range []string{"element 1", "NULL", "[]int64"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not mention %q", err, want)
-		}
+// TestNativeArrayNullElement: a NULL element with decode_to_native_arrays is a
+// client-side condition (FailedPrecondition, typed, with advice), not bad data.
+func TestNativeArrayNullElement(t *testing.T) {
+	for _, elem := range []*spannerpb.Type{tInt64, tEnum, tString, tBool, tFloat64, tFloat32, tDate, tTimestamp, tUUID} {
+		t.Run(decode.TypeName(elem), func(t *testing.T) {
+			_, err := decodeOne(t, native, arrayOf(elem), enc(list(nonNullOf(elem), null())))
+			checkClientColumnError(t, err, 0, "c", codes.FailedPrecondition)
+			var ne *decode.NullElementError
+			if !errors.As(err, &ne) || ne.Index != 1 {
+				t.Fatalf("err = %v, want a *NullElementError for element 1", err)
+			}
+			for _, want := range []string{"element 1", "NULL", "decode_to_native_arrays", "spanner.Null", "filter"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+		})
+	}
+	_, err := decodeOne(t, native, arrayOf(tInt64), enc(list(null())))
+	if !strings.Contains(err.Error(), "[]int64") {
+		t.Errorf("error %q does not name the Go type []int64", err)
 	}
 }
 
+// nonNullOf is a valid non-NULL wire value of a scalar type.
+func nonNullOf(t *spannerpb.Type) *structpb.Value {
+	switch t.GetCode() {
+	case spannerpb.TypeCode_BOOL:
+		return boolv(true)
+	case spannerpb.TypeCode_FLOAT64, spannerpb.TypeCode_FLOAT32:
+		return num(1)
+	case spannerpb.TypeCode_DATE:
+		return str("2024-01-02")
+	case spannerpb.TypeCode_TIMESTAMP:
+		return str("2024-01-02T03:04:05Z")
+	case spannerpb.TypeCode_UUID:
+		return str(uuidA)
+	}
+	return str("1")
+}
+
 func TestPlanErrors(t *testing.T) {
+	unsupported := func(t *testing.T, err error, index int, name string, code spannerpb.TypeCode) {
+		t.Helper()
+		checkClientColumnError(t, err, index, name, codes.Unimplemented)
+		var ue *decode.UnsupportedTypeError
+		if !errors.As(err, &ue) || ue.Code != code {
+			t.Fatalf("err = %v, want an *UnsupportedTypeError for type code %v", err, code)
+		}
+		for _, want := range []string{code.String(), "CAST"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not mention %q", err, want)
+			}
+		}
+	}
 	t.Run("unsupported type code", func(t *testing.T) {
 		_, err := decode.PlanFor(rowType(fld("a", tInt64), fld("weird", tc(99))), decode.Options{})
-		checkColumnError(t, err, 1, "weird")
+		unsupported(t, err, 1, "weird", 99)
 	})
 	t.Run("unspecified type", func(t *testing.T) {
 		_, err := decode.PlanFor(rowType(fld("nothing", &spannerpb.Type{})), decode.Options{})
-		checkColumnError(t, err, 0, "nothing")
+		unsupported(t, err, 0, "nothing", spannerpb.TypeCode_TYPE_CODE_UNSPECIFIED)
 	})
 	t.Run("array of array", func(t *testing.T) {
 		_, err := decode.PlanFor(rowType(fld("aa", arrayOf(arrayOf(tInt64)))), decode.Options{})
-		checkColumnError(t, err, 0, "aa")
+		unsupported(t, err, 0, "aa", spannerpb.TypeCode_ARRAY)
 	})
 	t.Run("array without element type", func(t *testing.T) {
 		_, err := decode.PlanFor(rowType(fld("a", &spannerpb.Type{Code: spannerpb.TypeCode_ARRAY})), decode.Options{})
-		checkColumnError(t, err, 0, "a")
+		unsupported(t, err, 0, "a", spannerpb.TypeCode_TYPE_CODE_UNSPECIFIED)
 	})
 	t.Run("broken row type", func(t *testing.T) {
 		_, err := decode.PlanFor([]byte{0x0a, 0x05, 0x01}, decode.Options{})

@@ -34,7 +34,7 @@ func TestParseMetadataTransaction(t *testing.T) {
 		t.Fatal("ParseMetadata accepted a read timestamp with nanos = 1e9")
 	}
 	// Truncated transaction field.
-	if _, err := ParseMetadata(append(b[:len(b)-1:len(b)-1])); err == nil {
+	if _, err := ParseMetadata(b[:len(b)-1]); err == nil {
 		t.Fatal("ParseMetadata accepted truncated metadata")
 	}
 }

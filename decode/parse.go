@@ -347,13 +347,6 @@ func parseUUID(v Value) (uuid.UUID, error) {
 	return uuid.UUID{}, badValue("a canonical UUID", v)
 }
 
-func parseUUIDString(v Value) (string, error) {
-	if _, err := parseUUID(v); err != nil {
-		return "", err
-	}
-	return string(v.Bytes), nil
-}
-
 func parseInterval(v Value) (spanner.Interval, error) {
 	if v.Kind != KindString {
 		return spanner.Interval{}, badValue("an ISO 8601 interval", v)

@@ -7,8 +7,6 @@ import (
 	"math"
 
 	"reflect"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"cloud.google.com/go/spanner"
@@ -49,17 +47,6 @@ type Column struct {
 	ScanType reflect.Type // a Go type that Scan can fill from this column, NULL included
 }
 
-// slabKind says how many bytes of a row's slab a column's value takes.
-type slabKind uint8
-
-const (
-	slabNone   slabKind = iota
-	slabFixed8          // INT64, FLOAT64, FLOAT32
-	slabString          // STRING, DATE, UUID, NUMERIC as text: header + bytes (raw: a []byte header)
-	slabBytes           // BYTES, PROTO: header + decoded bytes
-	slabTime            // TIMESTAMP
-)
-
 type columnPlan struct {
 	decode decodeFunc
 	slab   slabKind
@@ -77,49 +64,6 @@ type Plan struct {
 
 // Options returns the options the plan was built for.
 func (p *Plan) Options() Options { return p.opts }
-
-// planCacheLimit bounds the number of cached shapes per option set; when it
-// is reached the cache starts over rather than growing without bound.
-const planCacheLimit = 1024
-
-// The cache is copy-on-write: lookups are one atomic load and a map read
-// keyed by the row type's bytes (m[string(b)] does not allocate), so the
-// per-query path takes no lock. Building a plan takes a mutex.
-var (
-	planCaches [8]atomic.Pointer[map[string]*Plan]
-	planMu     sync.Mutex
-	planMisses atomic.Int64
-)
-
-// PlanFor returns the plan for an encoded StructType (ResultSetMetadata's
-// row_type), from the cache when the same bytes were seen before.
-func PlanFor(rowType []byte, o Options) (*Plan, error) {
-	cache := &planCaches[o.index()]
-	if m := cache.Load(); m != nil {
-		if p, ok := (*m)[string(rowType)]; ok {
-			return p, nil
-		}
-	}
-	p, err := buildPlan(rowType, o)
-	if err != nil {
-		return nil, err
-	}
-	planMu.Lock()
-	defer planMu.Unlock()
-	old := cache.Load()
-	next := make(map[string]*Plan, 1)
-	if old != nil && len(*old) < planCacheLimit {
-		for k, v := range *old {
-			next[k] = v
-		}
-	}
-	next[string(rowType)] = p
-	cache.Store(&next)
-	return p, nil
-}
-
-// PlanMisses counts plans built since start (for tests and benchmarks).
-func PlanMisses() int64 { return planMisses.Load() }
 
 func buildPlan(rowType []byte, o Options) (*Plan, error) {
 	planMisses.Add(1)
@@ -141,9 +85,11 @@ func buildPlan(rowType []byte, o Options) (*Plan, error) {
 		p.cols = append(p.cols, cp)
 		switch cp.slab {
 		case slabFixed8:
-			p.rawSlab += 8
-		case slabString, slabTime:
-			p.rawSlab += 24
+			p.rawSlab += fixedSlot
+		case slabString:
+			p.rawSlab += rawStringSlot
+		case slabTime:
+			p.rawSlab += timeSlot
 		case slabBytes:
 			p.rawSlab = math.MinInt / 2
 		}
@@ -164,6 +110,7 @@ var (
 	scanNullNumeric = reflect.TypeFor[spanner.NullNumeric]()
 	scanNullJSON    = reflect.TypeFor[spanner.NullJSON]()
 	scanNullUUID    = reflect.TypeFor[spanner.NullUUID]()
+	scanPGJSONB     = reflect.TypeFor[spanner.PGJsonB]()
 	// spanner.NullUUID.Scan rejects []byte; uuid.NullUUID takes the raw-mode
 	// value.
 	scanRawUUID = reflect.TypeFor[uuid.NullUUID]()
@@ -198,11 +145,16 @@ func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, erro
 		}
 		return columnPlan{onValue(decodeUUID), slabString}, scanNullUUID, nil
 	case codeNumeric:
-		if o.NumericAsString {
+		// PG_NUMERIC is its text in go-sql-spanner (spanner.PGNumeric's
+		// string), whatever decode_numeric_to_string says; NaN included.
+		if o.NumericAsString || isPG(t) {
 			return columnPlan{onValue(decodeNumericString), slabString}, scanNullString, nil
 		}
 		return columnPlan{decode: onValue(decodeNumeric)}, scanNullNumeric, nil
 	case codeJSON:
+		if isPG(t) {
+			return columnPlan{decode: onValue(decodePGJSONB)}, scanPGJSONB, nil
+		}
 		return columnPlan{decode: onValue(decodeJSON)}, scanNullJSON, nil
 	case codeInterval:
 		return columnPlan{decode: onValue(decodeInterval)}, scanInterval, nil
@@ -215,9 +167,9 @@ func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, erro
 			probe, _ = d(Value{Kind: KindNull}, nil)
 			return columnPlan{decode: onValue(d)}, reflect.TypeOf(probe), nil
 		}
-		return columnPlan{}, nil, fmt.Errorf("unsupported array element type %s", TypeName(elem))
+		return columnPlan{}, nil, &UnsupportedTypeError{Code: elem.GetCode(), Type: TypeName(t)}
 	}
-	return columnPlan{}, nil, fmt.Errorf("unsupported type code %v", t.GetCode())
+	return columnPlan{}, nil, &UnsupportedTypeError{Code: t.GetCode(), Type: TypeName(t)}
 }
 
 const (

@@ -54,17 +54,17 @@ func (d *RowDecoder) slabSize(row [][]byte) int {
 	for i, cp := range d.plan.cols {
 		switch cp.slab {
 		case slabFixed8:
-			size += 8
+			size += fixedSlot
 		case slabString:
 			if d.arena.raw {
-				size += 24
+				size += rawStringSlot
 			} else {
-				size += 16 + roundUp8(len(row[i]))
+				size += stringSlot + roundUp8(len(row[i]))
 			}
 		case slabBytes:
-			size += 24 + roundUp8(base64.StdEncoding.DecodedLen(len(row[i])))
+			size += sliceSlot + roundUp8(base64.StdEncoding.DecodedLen(len(row[i])))
 		case slabTime:
-			size += timeSize
+			size += timeSlot
 		}
 	}
 	return size

@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"time"
 	"unsafe"
+
+	"cloud.google.com/go/spanner"
 )
 
 // Column decoders for scalar types. Each is chosen once per column when a
@@ -197,12 +199,10 @@ func decodeTimestamp(v Value, a *arena) (driver.Value, error) {
 func (a *arena) time(t time.Time) driver.Value {
 	// A UTC time.Time has a nil location, so its words are copied as
 	// plain words (see stringWords).
-	p := a.take(timeSize)
-	*(*[timeSize / 8]uint64)(p) = *(*[timeSize / 8]uint64)(unsafe.Pointer(&t))
+	p := a.take(timeSlot)
+	*(*[timeBytes]byte)(p) = *(*[timeBytes]byte)(unsafe.Pointer(&t))
 	return box(timeType, p)
 }
-
-const timeSize = int(unsafe.Sizeof(time.Time{}))
 
 func decodeNumeric(v Value, _ *arena) (driver.Value, error) {
 	if v.Kind == KindNull {
@@ -249,4 +249,17 @@ func decodeInterval(v Value, _ *arena) (driver.Value, error) {
 		return nil, err
 	}
 	return iv, nil
+}
+
+var nullPGJSONB driver.Value = spanner.PGJsonB{}
+
+func decodePGJSONB(v Value, _ *arena) (driver.Value, error) {
+	if v.Kind == KindNull {
+		return nullPGJSONB, nil
+	}
+	j, err := parsePGJSONB(v)
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
 }

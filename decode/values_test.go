@@ -138,7 +138,9 @@ var scalarCases = []valueCase{
 	{name: "numeric max", typ: tNumeric, in: str(maxNumeric), want: rat(maxNumeric)},
 	{name: "numeric min", typ: tNumeric, in: str(minNumeric), want: rat(minNumeric)},
 	{name: "numeric null", typ: tNumeric, in: null(), want: nil},
-	{name: "pg numeric", typ: tPGNumeric, in: str("2.25"), want: rat("9/4")},
+	{name: "pg numeric", typ: tPGNumeric, in: str("2.25"), want: "2.25"},
+	{name: "pg numeric NaN", typ: tPGNumeric, in: str("NaN"), want: "NaN"},
+	{name: "pg numeric null", typ: tPGNumeric, in: null(), want: nil},
 
 	{name: "numeric as string", typ: tNumeric, in: str(maxNumeric), want: maxNumeric, opts: decode.Options{NumericAsString: true}},
 	{name: "numeric as string min", typ: tNumeric, in: str(minNumeric), want: minNumeric, opts: decode.Options{NumericAsString: true}},
@@ -149,7 +151,8 @@ var scalarCases = []valueCase{
 	{name: "json literal null", typ: tJSON, in: str(`null`), want: spanner.NullJSON{Value: nil, Valid: true}},
 	{name: "json string", typ: tJSON, in: str(`"s"`), want: spanner.NullJSON{Value: "s", Valid: true}},
 	{name: "json null", typ: tJSON, in: null(), want: spanner.NullJSON{}},
-	{name: "pg jsonb", typ: tPGJSONB, in: str(`[1]`), want: spanner.NullJSON{Value: []any{1.0}, Valid: true}},
+	{name: "pg jsonb", typ: tPGJSONB, in: str(`[1]`), want: spanner.PGJsonB{Value: []any{1.0}, Valid: true}},
+	{name: "pg jsonb null", typ: tPGJSONB, in: null(), want: spanner.PGJsonB{}},
 
 	{name: "interval", typ: tInterval, in: str("P1Y2M3DT4H5M6.5S"), want: spanner.Interval{Months: 14, Days: 3, Nanos: big.NewInt(14706500000000)}},
 	{name: "interval negative", typ: tInterval, in: str("P-1Y-2M"), want: spanner.Interval{Months: -14, Nanos: big.NewInt(0)}},
@@ -219,7 +222,9 @@ var arrayCases = []valueCase{
 	{name: "array date", typ: arrayOf(tDate), in: list(str("2024-02-29"), null(), str("0001-01-01")), want: []spanner.NullDate{nd(2024, 2, 29), {}, nd(1, 1, 1)}},
 	{name: "array timestamp", typ: arrayOf(tTimestamp), in: list(str("9999-12-31T23:59:59.999999999Z"), null()), want: []spanner.NullTime{nt(utc(9999, 12, 31, 23, 59, 59, 999999999)), {}}},
 	{name: "array numeric", typ: arrayOf(tNumeric), in: list(str(maxNumeric), null(), str("-0.5")), want: []spanner.NullNumeric{nn(maxNumeric), {}, nn("-1/2")}},
-	{name: "array numeric as string", typ: arrayOf(tNumeric), in: list(str("1.5"), null()), want: []spanner.NullString{ns("1.5"), {}}, opts: decode.Options{NumericAsString: true}},
+	{name: "array numeric as string", typ: arrayOf(tNumeric), in: list(str("1.5"), null()), want: []spanner.NullNumeric{nn("3/2"), {}}, opts: decode.Options{NumericAsString: true}},
+	{name: "array pg numeric", typ: arrayOf(tPGNumeric), in: list(str("1.5"), null(), str("NaN")), want: []spanner.PGNumeric{{Numeric: "1.5", Valid: true}, {}, {Numeric: "NaN", Valid: true}}},
+	{name: "array pg jsonb", typ: arrayOf(tPGJSONB), in: list(str(`{"k":1}`), null()), want: []spanner.PGJsonB{{Value: map[string]any{"k": 1.0}, Valid: true}, {}}},
 	{name: "array json", typ: arrayOf(tJSON), in: list(str(`{"k":"v"}`), null(), str("null")), want: []spanner.NullJSON{nj(map[string]any{"k": "v"}), {}, nj(nil)}},
 	{name: "array uuid", typ: arrayOf(tUUID), in: list(str(uuidA), null()), want: []spanner.NullUUID{nu(uuidA), {}}},
 	{name: "array interval", typ: arrayOf(tInterval), in: list(str("P1D"), null()), want: []spanner.NullInterval{nv(spanner.Interval{Days: 1, Nanos: big.NewInt(0)}), {}}},
@@ -255,9 +260,17 @@ var arrayCases = []valueCase{
 	{name: "native string", typ: arrayOf(tString), in: list(str("a"), str("")), want: []string{"a", ""}, opts: native},
 	{name: "native date", typ: arrayOf(tDate), in: list(str("2024-02-29")), want: []civil.Date{{Year: 2024, Month: 2, Day: 29}}, opts: native},
 	{name: "native timestamp", typ: arrayOf(tTimestamp), in: list(str("0001-01-01T00:00:00Z")), want: []time.Time{utc(1, 1, 1, 0, 0, 0, 0)}, opts: native},
-	{name: "native numeric", typ: arrayOf(tNumeric), in: list(str("1.25")), want: []big.Rat{rat("5/4")}, opts: native},
-	{name: "native numeric as string", typ: arrayOf(tNumeric), in: list(str("1.25")), want: []string{"1.25"}, opts: decode.Options{NativeArrays: true, NumericAsString: true}},
-	{name: "native uuid", typ: arrayOf(tUUID), in: list(str(uuidA)), want: []string{uuidA}, opts: native},
+	// go-sql-spanner has no native form of NUMERIC arrays: NULL elements stay.
+	{name: "native numeric", typ: arrayOf(tNumeric), in: list(str("1.25"), null()), want: []spanner.NullNumeric{nn("5/4"), {}}, opts: native},
+	{name: "native numeric as string", typ: arrayOf(tNumeric), in: list(str("1.25")), want: []spanner.NullNumeric{nn("5/4")}, opts: decode.Options{NativeArrays: true, NumericAsString: true}},
+	{name: "native pg numeric", typ: arrayOf(tPGNumeric), in: list(null()), want: []spanner.PGNumeric{{}}, opts: native},
+	{name: "native uuid", typ: arrayOf(tUUID), in: list(str(uuidA)), want: []uuid.UUID{uuid.MustParse(uuidA)}, opts: native},
+	{name: "native uuid null", typ: arrayOf(tUUID), in: null(), want: []uuid.UUID(nil), opts: native},
+	{name: "native date null", typ: arrayOf(tDate), in: null(), want: []civil.Date(nil), opts: native},
+	{name: "native proto", typ: arrayOf(tProto), in: list(str("CgNhYmM="), null()), want: [][]byte{[]byte("\n\x03abc"), nil}, opts: native},
+	{name: "native enum null", typ: arrayOf(tEnum), in: null(), want: []int64(nil), opts: native},
+	{name: "native interval stays nullable", typ: arrayOf(tInterval), in: list(null()), want: []spanner.NullInterval{{}}, opts: native},
+	{name: "native struct stays nullable", typ: arrayOf(tStruct), in: list(null()), want: []spanner.NullRow{{}}, opts: native},
 	{name: "native bytes keeps nil", typ: arrayOf(tBytes), in: list(str("AQID"), null()), want: [][]byte{{1, 2, 3}, nil}, opts: native},
 	{name: "native json stays nullable", typ: arrayOf(tJSON), in: list(null()), want: []spanner.NullJSON{{}}, opts: native},
 	{name: "native int64 empty", typ: arrayOf(tInt64), in: list(), want: []int64{}, opts: native},
@@ -282,7 +295,7 @@ func rawForm(t *spannerpb.Type, o decode.Options, v driver.Value) driver.Value {
 	case spannerpb.TypeCode_STRING, spannerpb.TypeCode_DATE, spannerpb.TypeCode_UUID:
 		return []byte(s)
 	case spannerpb.TypeCode_NUMERIC:
-		if o.NumericAsString {
+		if o.NumericAsString || t.GetTypeAnnotation() == spannerpb.TypeAnnotationCode_PG_NUMERIC {
 			return []byte(s)
 		}
 	}

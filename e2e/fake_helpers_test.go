@@ -15,6 +15,7 @@ import (
 	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"github.com/google/uuid"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -261,8 +262,7 @@ func nativeElem(code spannerpb.TypeCode) bool {
 	switch code {
 	case spannerpb.TypeCode_BOOL, spannerpb.TypeCode_INT64, spannerpb.TypeCode_ENUM,
 		spannerpb.TypeCode_FLOAT64, spannerpb.TypeCode_FLOAT32, spannerpb.TypeCode_STRING,
-		spannerpb.TypeCode_DATE, spannerpb.TypeCode_TIMESTAMP, spannerpb.TypeCode_NUMERIC,
-		spannerpb.TypeCode_UUID:
+		spannerpb.TypeCode_DATE, spannerpb.TypeCode_TIMESTAMP, spannerpb.TypeCode_UUID:
 		return true
 	}
 	return false
@@ -288,31 +288,12 @@ func officialArray(g spanner.GenericColumnValue, m mode) (any, error) {
 	case spannerpb.TypeCode_TIMESTAMP:
 		out, err = officialSlice(g, m.native, func(x spanner.NullTime) time.Time { return x.Time })
 	case spannerpb.TypeCode_NUMERIC:
-		var v []spanner.NullNumeric
-		err = g.Decode(&v)
-		out = v
-		if m.numStr && err == nil {
-			// The element texts exactly as sent.
-			var s []spanner.NullString
-			if v != nil {
-				s = make([]spanner.NullString, len(v))
-				for i, e := range g.Value.GetListValue().GetValues() {
-					if v[i].Valid {
-						s[i] = spanner.NullString{StringVal: e.GetStringValue(), Valid: true}
-					}
-				}
-			}
-			out = s
-			if m.native {
-				out = nativeSlice(s, func(x spanner.NullString) string { return x.StringVal })
-			}
-		} else if m.native {
-			out = nativeSlice(v, func(x spanner.NullNumeric) big.Rat { return x.Numeric })
-		}
+		// go-sql-spanner applies neither option to NUMERIC arrays.
+		out, err = officialSlice(g, false, func(x spanner.NullNumeric) spanner.NullNumeric { return x })
 	case spannerpb.TypeCode_JSON:
 		out, err = officialSlice(g, false, func(x spanner.NullJSON) spanner.NullJSON { return x })
 	case spannerpb.TypeCode_UUID:
-		out, err = officialSlice(g, m.native, func(x spanner.NullUUID) string { return x.UUID.String() })
+		out, err = officialSlice(g, m.native, func(x spanner.NullUUID) uuid.UUID { return x.UUID })
 	case spannerpb.TypeCode_BYTES, spannerpb.TypeCode_PROTO:
 		out, err = officialSlice(g, false, func(x []byte) []byte { return x })
 	case spannerpb.TypeCode_INTERVAL:

@@ -1,0 +1,23 @@
+package decode
+
+// Test hooks for the plan cache.
+
+// ResetPlanCache empties the cache of option set o and bounds it to limit
+// plans; it returns a function that restores the default limit.
+func ResetPlanCache(o Options, limit int) (restore func()) {
+	c := planCaches[o.index()]
+	c.reset(limit)
+	return func() { c.reset(planCacheLimit) }
+}
+
+// PlanCacheLen returns how many plans are cached for option set o.
+func PlanCacheLen(o Options) int { return planCaches[o.index()].len() }
+
+// PlanCached reports whether the plan for rowType is cached, without
+// counting as a use.
+func PlanCached(rowType []byte, o Options) bool {
+	c := planCaches[o.index()]
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.m[string(rowType)] != nil
+}
