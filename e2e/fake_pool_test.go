@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"strings"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -317,5 +318,35 @@ func TestFakeUnsupportedStatementsSendNothing(t *testing.T) {
 	}
 	if after := len(s.Requests()); after != before {
 		t.Fatalf("%d requests reached the server for statements that must fail on the client", after-before)
+	}
+}
+
+// TestFakeReadTimestampAfterQuery: autocommit queries ask Spanner for their
+// read timestamp, and SHOW VARIABLE read_timestamp reports it afterwards.
+func TestFakeReadTimestampAfterQuery(t *testing.T) {
+	ctx := context.Background()
+	s, db := startPoolFake(t)
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var before any
+	if err := c.QueryRowContext(ctx, "SHOW VARIABLE read_timestamp").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if before != nil {
+		t.Fatalf("read_timestamp before any query = %v, want NULL", before)
+	}
+	decodedRaw(t, c)
+	if !lastReadOnly(t, s).GetReturnReadTimestamp() {
+		t.Fatal("the autocommit query did not ask for its read timestamp")
+	}
+	var got time.Time
+	if err := c.QueryRowContext(ctx, "SHOW VARIABLE read_timestamp").Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(fakespanner.ReadTimestamp) {
+		t.Fatalf("read_timestamp after a query = %v, want %v", got, fakespanner.ReadTimestamp)
 	}
 }
