@@ -37,6 +37,8 @@ type Conn struct {
 
 	last lastResults       // for SHOW VARIABLE commit_timestamp, ...
 	ext  map[string]string // extension variables (SET my_ext.name = ...)
+
+	tx *txn // the open transaction, if any
 }
 
 var (
@@ -92,35 +94,32 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	}
 	// Taken before anything can fail: a one-shot statement_tag belongs to
 	// this statement whether or not it gets sent.
-	reqOpts := c.takeRequestOptions()
-	if st.kind == kindDML || st.kind == kindDDL {
+	tag := c.takeStatementTag()
+	if st.kind == kindDDL {
 		return nil, status.Errorf(codes.Unimplemented,
-			"spannerfast: %s statements are %v (neither through QueryContext nor ExecContext); nothing was sent", st.keyword, errNotYet)
+			"spannerfast: %s statements are %v; nothing was sent", st.keyword, errNotYet)
 	}
-	sql, params, types, err := buildParams(query, args)
+	req, err := c.request(ctx, query, args)
 	if err != nil {
 		return nil, err
 	}
-	session, err := c.client.Session(ctx)
-	if err != nil {
-		return nil, err
+	switch {
+	case c.tx != nil:
+		req.RequestOptions = c.tx.requestOptions(tag)
+		return c.txQuery(ctx, c.tx, req, opts)
+	case st.kind == kindDML:
+		req.RequestOptions = c.requestOptions(tag)
+		return c.queryAutocommitDML(ctx, req, opts)
 	}
-	req := &spannerpb.ExecuteSqlRequest{
-		Session:        session,
-		Sql:            sql,
-		Params:         params,
-		ParamTypes:     types,
-		Transaction:    c.singleUseReadOnly(),
-		QueryOptions:   c.queryOptions(),
-		RequestOptions: reqOpts,
-	}
+	req.Transaction = c.singleUseReadOnly()
+	req.RequestOptions = c.requestOptions(tag)
 	r, err := c.stream(ctx, req, false, c.rowsOptions(opts))
 	if isSessionNotFound(err) {
 		// The server lost the session (it never does so silently for a
 		// live multiplexed session, but it may after a long idle or a
 		// server restart). Nothing was returned to the caller yet, so
 		// replace the session and run the query once more.
-		c.client.InvalidateSession(session)
+		c.client.InvalidateSession(req.Session)
 		if req.Session, err = c.client.Session(ctx); err != nil {
 			return nil, err
 		}
@@ -131,6 +130,27 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	}
 	c.last = lastResults{readTimestamp: r.ReadTimestamp()}
 	return r, nil
+}
+
+// request builds the request of a statement: its SQL with parameters bound,
+// the session and the query options. The caller adds the transaction
+// selector and request options.
+func (c *Conn) request(ctx context.Context, query string, args []driver.NamedValue) (*spannerpb.ExecuteSqlRequest, error) {
+	sql, params, types, err := buildParams(query, args)
+	if err != nil {
+		return nil, err
+	}
+	session, err := c.client.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &spannerpb.ExecuteSqlRequest{
+		Session:      session,
+		Sql:          sql,
+		Params:       params,
+		ParamTypes:   types,
+		QueryOptions: c.queryOptions(),
+	}, nil
 }
 
 // isSessionNotFound reports Spanner's "Session not found" error.
@@ -203,13 +223,18 @@ func (c *Conn) readOnlyOptions() *spannerpb.TransactionOptions_ReadOnly {
 	return ro
 }
 
-// takeRequestOptions returns the priority and tag options of a statement
-// about to be sent, nil when both are unset (the common case costs
-// nothing). statement_tag tags only the next statement sent, as
-// go-sql-spanner's does, so taking it clears it.
-func (c *Conn) takeRequestOptions() *spannerpb.RequestOptions {
+// takeStatementTag returns statement_tag for a statement about to run and
+// clears it: it tags only the next statement, as go-sql-spanner's does.
+func (c *Conn) takeStatementTag() string {
 	tag := c.cfg.StatementTag
 	c.cfg.StatementTag = ""
+	return tag
+}
+
+// requestOptions returns the priority and tag options of a statement
+// outside a transaction, nil when both are unset (the common case costs
+// nothing).
+func (c *Conn) requestOptions(tag string) *spannerpb.RequestOptions {
 	if c.cfg.RPCPriority.Proto() == spannerpb.RequestOptions_PRIORITY_UNSPECIFIED && tag == "" {
 		return nil
 	}
@@ -235,30 +260,41 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 
 // exec runs a statement that returns no rows. Conn.ExecContext and
 // stmt.ExecContext share it.
-func (c *Conn) exec(_ context.Context, query string, _ []driver.NamedValue) (driver.Result, error) {
+func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	if c.closed {
 		return nil, driver.ErrBadConn
 	}
 	st := classify(query)
-	if st.kind != kindClientSet && st.kind != kindClientReset && st.kind != kindClientShow {
-		c.cfg.StatementTag = "" // one-shot: spent by any statement that is not client-side
-	}
 	switch st.kind {
 	case kindClientSet, kindClientReset:
 		return c.execClientStatement(st)
 	case kindClientShow:
 		return nil, status.Errorf(codes.InvalidArgument,
 			"spannerfast: SHOW returns a row: run it with QueryContext")
+	}
+	tag := c.takeStatementTag()
+	switch st.kind {
 	case kindQuery:
 		// go-sql-spanner runs the query and then fails with
 		// FailedPrecondition; spannerfast fails the same way without
 		// sending it.
 		return nil, status.Errorf(codes.FailedPrecondition,
 			"spannerfast: Exec of a query (%s ...) returns no rows: run it with QueryContext; nothing was sent", st.keyword)
-	default:
+	case kindDDL:
 		return nil, status.Errorf(codes.Unimplemented,
-			"spannerfast: %s statements are %v; nothing was sent (ExecContext runs SET and RESET today)", st.keyword, errNotYet)
+			"spannerfast: %s statements are %v; nothing was sent", st.keyword, errNotYet)
 	}
+	req, err := c.request(ctx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	s := &dmlStatement{req: req}
+	if c.tx != nil {
+		req.RequestOptions = c.tx.requestOptions(tag)
+		return c.txExec(ctx, c.tx, s, st.keyword)
+	}
+	req.RequestOptions = c.requestOptions(tag)
+	return c.execAutocommit(ctx, s, st.keyword)
 }
 
 // Ping runs SELECT 1.
@@ -310,27 +346,25 @@ func (c *Conn) PrepareContext(_ context.Context, query string) (driver.Stmt, err
 	return &stmt{conn: c, query: query}, nil
 }
 
-// Begin is not implemented yet.
-func (c *Conn) Begin() (driver.Tx, error) {
-	return c.BeginTx(context.Background(), driver.TxOptions{})
-}
-
-// BeginTx is not implemented yet; it fails without sending anything.
-func (c *Conn) BeginTx(context.Context, driver.TxOptions) (driver.Tx, error) {
-	return nil, status.Errorf(codes.Unimplemented, "spannerfast: transactions are %v", errNotYet)
-}
-
 // IsValid reports whether the connection can go back to the pool: not
 // closed, and in a state the driver knows.
-func (c *Conn) IsValid() bool { return !c.closed && !c.stateUnknown }
+func (c *Conn) IsValid() bool { return !c.closed && !c.stateUnknown && c.tx == nil }
 
 // ResetSession runs when database/sql hands a pooled connection to a new
 // user. Everything a previous user changed (SET, a one-shot statement_tag,
 // options of an interrupted statement) goes back to the DSN's values, so no
 // setting outlives the db.Conn or statement that made it.
-func (c *Conn) ResetSession(context.Context) error {
+//
+// A transaction still open (its user gave the connection back without
+// ending it) is rolled back first; if that fails the connection is dropped.
+func (c *Conn) ResetSession(ctx context.Context) error {
 	if c.closed || c.stateUnknown {
 		return driver.ErrBadConn
+	}
+	if c.tx != nil {
+		if err := c.rollback(ctx); err != nil {
+			return driver.ErrBadConn
+		}
 	}
 	c.cfg = *c.client.Config().Clone()
 	c.pending = pendingOptions{}

@@ -1,0 +1,125 @@
+package conn
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Isolation-level flag bits, go-sql-spanner's: database/sql passes
+// TxOptions.Isolation through unchanged, so the bits above the low byte
+// carry Spanner-specific transaction options.
+const (
+	// IsolationDisableRetryAborts turns off the replay of aborted
+	// transactions for one transaction (RunTransaction uses it).
+	IsolationDisableRetryAborts = 1 << 8
+	// IsolationBatchReadOnly asks for a batch read-only transaction
+	// (partitioned queries).
+	IsolationBatchReadOnly = 2 << 8
+)
+
+// isolationFor maps a database/sql isolation level to Spanner's, refusing
+// the levels Spanner does not have.
+func isolationFor(l sql.IsolationLevel) (spannerpb.TransactionOptions_IsolationLevel, error) {
+	switch l {
+	case sql.LevelDefault:
+		return spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, nil
+	case sql.LevelSerializable:
+		return spannerpb.TransactionOptions_SERIALIZABLE, nil
+	case sql.LevelRepeatableRead, sql.LevelSnapshot:
+		return spannerpb.TransactionOptions_REPEATABLE_READ, nil
+	}
+	return 0, status.Errorf(codes.InvalidArgument,
+		"spannerfast: isolation level %v is not supported by Spanner (use Default, Serializable, Repeatable Read or Snapshot)", l)
+}
+
+// BeginTx starts a transaction: read-only (multi-use, at
+// read_only_staleness) or read-write (at the requested or the connection's
+// isolation level). Nothing is sent yet: the first statement begins it.
+func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if c.closed {
+		return nil, driver.ErrBadConn
+	}
+	if c.tx != nil {
+		return nil, status.Error(codes.FailedPrecondition, "spannerfast: the connection already has a transaction")
+	}
+	flags := opts.Isolation &^ 0xff
+	iso, err := isolationFor(sql.IsolationLevel(opts.Isolation & 0xff))
+	if err != nil {
+		return nil, err
+	}
+	if flags&IsolationBatchReadOnly != 0 {
+		if !opts.ReadOnly {
+			return nil, status.Error(codes.InvalidArgument, "spannerfast: a batch read-only transaction must be read-only")
+		}
+		return nil, status.Errorf(codes.Unimplemented, "spannerfast: batch read-only transactions (partitioned queries) are %v", errNotYet)
+	}
+	session, err := c.client.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var t *txn
+	if opts.ReadOnly {
+		if t, err = c.newReadOnly(session); err != nil {
+			return nil, err
+		}
+	} else {
+		retry := c.cfg.RetryAbortsInternally && flags&IsolationDisableRetryAborts == 0
+		t = c.newReadWrite(session, iso, retry)
+	}
+	t.ctx = ctx
+	c.tx = t
+	c.last = lastResults{}
+	return Tx{c}, nil
+}
+
+// Begin starts a read-write transaction.
+func (c *Conn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+// commit ends the connection's transaction: a read-write one commits
+// (replaying first if Spanner aborted it), a read-only one just ends. The
+// connection is out of the transaction afterwards, whatever happened.
+func (c *Conn) commit(ctx context.Context) error {
+	t := c.tx
+	if t == nil {
+		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to commit")
+	}
+	c.tx = nil
+	if t.ctx != nil {
+		ctx = t.ctx
+	}
+	if t.readOnly {
+		c.last = lastResults{readTimestamp: t.readTS}
+		return nil
+	}
+	err := t.withAbortReplay(ctx, func() error {
+		resp, err := t.commitOnce(ctx)
+		if err == nil {
+			c.noteCommit(resp)
+		}
+		return err
+	})
+	if err != nil {
+		t.rollbackAfterFailure(ctx)
+	}
+	return err
+}
+
+// rollback ends the connection's transaction without committing.
+func (c *Conn) rollback(ctx context.Context) error {
+	t := c.tx
+	if t == nil {
+		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to roll back")
+	}
+	c.tx = nil
+	if t.ctx != nil {
+		ctx = context.WithoutCancel(t.ctx)
+	}
+	return t.rollback(ctx)
+}

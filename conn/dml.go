@@ -1,0 +1,255 @@
+package conn
+
+import (
+	"context"
+	"database/sql/driver"
+	"io"
+	"reflect"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+// DML outside a transaction (autocommit). With autocommit_dml_mode
+// TRANSACTIONAL (the default) each statement runs in a read-write
+// transaction of its own: ExecuteSql begins it inline, Commit ends it, and
+// an abort runs both again (nothing was returned to the caller yet, so
+// there is nothing to compare). With PARTITIONED_NON_ATOMIC it runs as
+// partitioned DML.
+
+// execAutocommit runs one DML statement or batch outside a transaction.
+func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword string) (driver.Result, error) {
+	if c.cfg.AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && s.req != nil {
+		return c.execPartitioned(ctx, s.req)
+	}
+	session, err := c.client.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, false)
+	t.lastStmt = true
+	var bo backoff
+	for n := 0; ; n++ {
+		counts, rs, err := t.runDML(ctx, s)
+		var res *Result
+		if err == nil {
+			// Check the result before committing: a THEN RETURN that
+			// ExecContext cannot report must not be applied.
+			res, err = dmlResult(counts, rs, keyword)
+		}
+		var resp *spannerpb.CommitResponse
+		if err == nil {
+			resp, err = t.commitOnce(ctx)
+		}
+		if err == nil {
+			c.noteCommit(resp)
+			return res, nil
+		}
+		if !isAborted(err) || n >= maxAbortReplays {
+			t.rollbackAfterFailure(ctx)
+			return nil, err
+		}
+		_, serverDelay := retryDelay(err)
+		if serr := sleepCtx(ctx, bo.delay(serverDelay)); serr != nil {
+			return nil, err
+		}
+		t.restart()
+	}
+}
+
+// rollbackAfterFailure ends a transaction whose statement or commit failed,
+// as the official client does; its outcome changes nothing for the caller.
+func (t *txn) rollbackAfterFailure(ctx context.Context) {
+	if t.id != nil {
+		_ = t.rollback(context.WithoutCancel(ctx))
+	}
+}
+
+// noteCommit keeps what SHOW VARIABLE commit_timestamp and commit_response
+// report.
+func (c *Conn) noteCommit(resp *spannerpb.CommitResponse) {
+	if resp == nil {
+		return
+	}
+	c.last = lastResults{commitTimestamp: resp.GetCommitTimestamp().AsTime(), commitResponse: resp}
+}
+
+// execPartitioned runs partitioned DML: BeginTransaction with
+// partitioned_dml, then the statement as a streaming query whose stats
+// carry a lower bound of the rows changed. Spanner may abort it; it is then
+// run again in a new partitioned transaction (partitioned DML must be
+// idempotent for this reason).
+func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRequest) (driver.Result, error) {
+	session, err := c.client.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts := &spannerpb.TransactionOptions{
+		Mode:                        &spannerpb.TransactionOptions_PartitionedDml_{PartitionedDml: &spannerpb.TransactionOptions_PartitionedDml{}},
+		ExcludeTxnFromChangeStreams: c.cfg.ExcludeTxnFromChangeStreams,
+	}
+	var bo backoff
+	for n := 0; ; n++ {
+		count, err := c.partitionedOnce(ctx, session, opts, tmpl)
+		if err == nil {
+			return &Result{rowsAffected: count}, nil
+		}
+		if !isAborted(err) || n >= maxAbortReplays {
+			return nil, err
+		}
+		_, serverDelay := retryDelay(err)
+		if serr := sleepCtx(ctx, bo.delay(serverDelay)); serr != nil {
+			return nil, err
+		}
+	}
+}
+
+func (c *Conn) partitionedOnce(ctx context.Context, session string, opts *spannerpb.TransactionOptions, tmpl *spannerpb.ExecuteSqlRequest) (int64, error) {
+	tx, err := c.client.Spanner().BeginTransaction(c.client.SessionContext(ctx, session, true),
+		&spannerpb.BeginTransactionRequest{Session: session, Options: opts, RequestOptions: tmpl.GetRequestOptions()})
+	if err != nil {
+		return 0, err
+	}
+	req := &spannerpb.ExecuteSqlRequest{
+		Session:        session,
+		Transaction:    &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: tx.GetId()}},
+		Sql:            tmpl.GetSql(),
+		Params:         tmpl.GetParams(),
+		ParamTypes:     tmpl.GetParamTypes(),
+		QueryOptions:   tmpl.GetQueryOptions(),
+		RequestOptions: tmpl.GetRequestOptions(),
+		Seqno:          1,
+	}
+	r, err := c.stream(ctx, req, true, c.rowsOptions(QueryOptions{}))
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	if err := drainRows(r); err != nil {
+		return 0, err
+	}
+	stats := new(spannerpb.ResultSetStats)
+	if err := proto.Unmarshal(r.Stats(), stats); err != nil {
+		return 0, err
+	}
+	if stats.GetRowCount() == nil {
+		return 0, errNoRowCount
+	}
+	return stats.GetRowCountLowerBound() + stats.GetRowCountExact(), nil
+}
+
+// errNoRowCount: a partitioned DML result must report how many rows it
+// changed.
+var errNoRowCount = status.Error(codes.Internal, "spannerfast: partitioned DML result has no row count")
+
+// drainRows reads a result to its end.
+func drainRows(r driver.Rows) error {
+	dest := make([]driver.Value, len(r.Columns()))
+	for {
+		if err := r.Next(dest); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
+
+// queryAutocommitDML runs DML with THEN RETURN through QueryContext outside
+// a transaction: in a read-write transaction of its own, reading every
+// returned row before the commit (so the rows handed out are the committed
+// ones) and replaying on abort like any read-write transaction.
+func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSqlRequest, opts QueryOptions) (driver.Rows, error) {
+	session, err := c.client.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	safe := false
+	opts.RawDecode = &safe // buffered values must own their memory
+	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.cfg.RetryAbortsInternally)
+	t.lastStmt = true
+	r, err := c.txQuery(ctx, t, req, opts)
+	if err != nil {
+		t.rollbackAfterFailure(ctx)
+		return nil, err
+	}
+	buf, err := bufferRows(r)
+	if err == nil {
+		err = t.withAbortReplay(ctx, func() error {
+			resp, err := t.commitOnce(ctx)
+			if err == nil {
+				c.noteCommit(resp)
+			}
+			return err
+		})
+	}
+	if err != nil {
+		t.rollbackAfterFailure(ctx)
+		return nil, err
+	}
+	return buf, nil
+}
+
+// bufferedRows are rows read completely before they are returned.
+type bufferedRows struct {
+	names    []string
+	scan     []reflect.Type
+	dbTypes  []string
+	rows     [][]driver.Value
+	consumed int
+}
+
+var (
+	_ driver.Rows                           = (*bufferedRows)(nil)
+	_ driver.RowsColumnTypeScanType         = (*bufferedRows)(nil)
+	_ driver.RowsColumnTypeDatabaseTypeName = (*bufferedRows)(nil)
+	_ driver.RowsColumnTypeNullable         = (*bufferedRows)(nil)
+)
+
+// columnTyper is what a Rows of this driver reports about its columns.
+type columnTyper interface {
+	driver.Rows
+	driver.RowsColumnTypeScanType
+	driver.RowsColumnTypeDatabaseTypeName
+}
+
+// bufferRows reads r (safe mode: values own their memory) and closes it.
+func bufferRows(r driver.Rows) (*bufferedRows, error) {
+	defer r.Close()
+	b := &bufferedRows{names: r.Columns()}
+	if ct, ok := r.(columnTyper); ok {
+		for i := range b.names {
+			b.scan = append(b.scan, ct.ColumnTypeScanType(i))
+			b.dbTypes = append(b.dbTypes, ct.ColumnTypeDatabaseTypeName(i))
+		}
+	}
+	for {
+		row := make([]driver.Value, len(b.names))
+		if err := r.Next(row); err == io.EOF {
+			return b, nil
+		} else if err != nil {
+			return nil, err
+		}
+		b.rows = append(b.rows, row)
+	}
+}
+
+func (b *bufferedRows) Columns() []string { return b.names }
+func (b *bufferedRows) Close() error      { return nil }
+
+func (b *bufferedRows) Next(dest []driver.Value) error {
+	if b.consumed >= len(b.rows) {
+		return io.EOF
+	}
+	copy(dest, b.rows[b.consumed])
+	b.rows[b.consumed] = nil
+	b.consumed++
+	return nil
+}
+
+func (b *bufferedRows) ColumnTypeScanType(i int) reflect.Type       { return b.scan[i] }
+func (b *bufferedRows) ColumnTypeDatabaseTypeName(i int) string     { return b.dbTypes[i] }
+func (b *bufferedRows) ColumnTypeNullable(int) (nullable, ok bool) { return true, true }

@@ -1,0 +1,266 @@
+package conn
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/rows"
+)
+
+// Aborted read-write transactions are replayed, as go-sql-spanner does with
+// retry_aborts_internally (the default): Spanner may abort a transaction at
+// any statement or at commit, and the application would otherwise have to
+// run it again itself. The replay begins a new transaction and runs every
+// statement again in order. Each must give what it gave the first time: a
+// DML statement the same update count (or the same error), a query the same
+// rows for as far as the application read them (compared by checksum, see
+// rows.Checksum), and the same end or error where the application saw one.
+// Any difference means the data changed in between: the transaction then
+// fails with ErrAbortedDueToConcurrentModification rather than commit
+// decisions made on data that no longer holds.
+
+// ErrAbortedDueToConcurrentModification is the error of a transaction whose
+// replay after an abort saw different data (status code ABORTED). Run the
+// whole transaction again, for example with RunTransaction.
+var ErrAbortedDueToConcurrentModification = status.Error(codes.Aborted,
+	"spannerfast: transaction was aborted and its replay saw different data (concurrent modification); run the transaction again")
+
+// maxAbortReplays bounds how often one transaction is replayed (the
+// caller's context bounds it too).
+const maxAbortReplays = 50
+
+// replayable is a statement a transaction ran, kept for replay.
+type replayable interface {
+	// replay runs the statement again in t's new transaction and returns
+	// a *dataChangedError if the result differs, or the error that
+	// stopped it (ABORTED starts the replay over).
+	replay(ctx context.Context, t *txn) error
+}
+
+// dataChangedError says which statement's replay differed.
+type dataChangedError struct {
+	sql    string
+	detail string
+}
+
+func (e *dataChangedError) Error() string {
+	return fmt.Sprintf("%v: replaying %q: %s", ErrAbortedDueToConcurrentModification, e.sql, e.detail)
+}
+
+func (e *dataChangedError) Is(target error) bool {
+	return target == ErrAbortedDueToConcurrentModification
+}
+
+func (e *dataChangedError) GRPCStatus() *status.Status { return status.New(codes.Aborted, e.Error()) }
+
+func isAborted(err error) bool { return err != nil && status.Code(err) == codes.Aborted }
+
+// withAbortReplay runs a statement (or the commit) and, when Spanner aborts
+// the transaction and replays are on, replays it and runs f again.
+// A replay that saw different data ends the transaction: every later
+// statement and the commit return that error.
+func (t *txn) withAbortReplay(ctx context.Context, f func() error) error {
+	if t.failed != nil {
+		return t.failed
+	}
+	err := f()
+	for n := 0; isAborted(err) && t.retryAborts && !errors.Is(err, ErrAbortedDueToConcurrentModification); n++ {
+		if n >= maxAbortReplays {
+			return err
+		}
+		if err = t.replayAfter(ctx, err); err != nil {
+			if errors.Is(err, ErrAbortedDueToConcurrentModification) {
+				t.failed = err
+			}
+			return err
+		}
+		err = f()
+	}
+	return err
+}
+
+// replayAfter waits the delay Spanner asked for (or a backoff), then
+// begins a new transaction and replays the log, starting over when the
+// replay itself is aborted.
+func (t *txn) replayAfter(ctx context.Context, cause error) error {
+	var bo backoff
+	for n := 0; ; n++ {
+		_, serverDelay := retryDelay(cause)
+		if err := sleepCtx(ctx, bo.delay(serverDelay)); err != nil {
+			return cause
+		}
+		t.restart()
+		err := t.replay(ctx)
+		if !isAborted(err) || errors.Is(err, ErrAbortedDueToConcurrentModification) || n >= maxAbortReplays {
+			return err
+		}
+		cause = err
+	}
+}
+
+// restart forgets the aborted transaction; the next statement begins a new
+// one. Buffered mutations stay: they go with the new transaction's commit.
+func (t *txn) restart() {
+	t.id = nil
+	t.precommit = nil
+}
+
+func (t *txn) replay(ctx context.Context) error {
+	t.retrying = true
+	defer func() { t.retrying = false }()
+	for _, r := range t.log {
+		if err := r.replay(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record logs a statement for replay (not while replaying: the log already
+// has it).
+func (t *txn) record(r replayable) {
+	if !t.readOnly && t.retryAborts && !t.retrying {
+		t.log = append(t.log, r)
+	}
+}
+
+// sameError reports whether a replayed statement failed as the original
+// did: same code and message.
+func sameError(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	sa, sb := status.Convert(a), status.Convert(b)
+	return sa.Code() == sb.Code() && sa.Message() == sb.Message()
+}
+
+// dmlRecord is a DML statement (or batch) and what it returned.
+type dmlRecord struct {
+	stmt   *dmlStatement
+	counts []int64 // one per statement
+	err    error
+}
+
+func (r *dmlRecord) replay(ctx context.Context, t *txn) error {
+	counts, _, err := t.runDML(ctx, r.stmt)
+	if isAborted(err) {
+		return err
+	}
+	if !sameError(err, r.err) {
+		return &dataChangedError{sql: r.stmt.describe(), detail: fmt.Sprintf("error %v, first time %v", err, r.err)}
+	}
+	if !reflect.DeepEqual(counts, r.counts) {
+		return &dataChangedError{sql: r.stmt.describe(), detail: fmt.Sprintf("update counts %v, first time %v", counts, r.counts)}
+	}
+	return nil
+}
+
+// txnRows are the rows of a query in a read-write transaction. They count
+// and checksum what the application reads; if Spanner aborts the
+// transaction while they are being read, the replay reopens the query,
+// reads as far as these rows got, and carries on from there with the new
+// stream.
+type txnRows struct {
+	inner   *rows.Rows
+	sum     *rows.Checksum
+	t       *txn
+	ctx     context.Context
+	q       *txnQuery
+	end     error // io.EOF or the error Next returned, once one was
+	closed  bool
+	scratch []driver.Value
+}
+
+var (
+	_ driver.Rows                           = (*txnRows)(nil)
+	_ driver.RowsColumnTypeScanType         = (*txnRows)(nil)
+	_ driver.RowsColumnTypeDatabaseTypeName = (*txnRows)(nil)
+	_ driver.RowsColumnTypeNullable         = (*txnRows)(nil)
+)
+
+func (r *txnRows) Columns() []string { return r.inner.Columns() }
+
+func (r *txnRows) ColumnTypeScanType(i int) reflect.Type { return r.inner.ColumnTypeScanType(i) }
+
+func (r *txnRows) ColumnTypeDatabaseTypeName(i int) string {
+	return r.inner.ColumnTypeDatabaseTypeName(i)
+}
+
+func (r *txnRows) ColumnTypeNullable(i int) (bool, bool) { return r.inner.ColumnTypeNullable(i) }
+
+func (r *txnRows) Next(dest []driver.Value) error {
+	if r.end != nil {
+		return r.end
+	}
+	err := r.t.withAbortReplay(r.ctx, func() error { return r.inner.Next(dest) })
+	if err != nil {
+		r.end = err
+	}
+	return err
+}
+
+func (r *txnRows) Close() error {
+	r.closed = true
+	return r.inner.Close()
+}
+
+// replay reruns the query and reads as many rows as the application did,
+// comparing checksums; open rows continue on the new stream.
+func (r *txnRows) replay(ctx context.Context, t *txn) error {
+	fresh, sum, err := t.openQuery(ctx, r.q)
+	if isAborted(err) {
+		return err
+	}
+	if err != nil {
+		if r.sum.Rows() == 0 && sameError(err, r.end) {
+			return nil // it failed the same way at the start
+		}
+		return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("error %v at the start", err)}
+	}
+	if len(r.scratch) < len(fresh.Columns()) {
+		r.scratch = make([]driver.Value, len(fresh.Columns()))
+	}
+	want := r.sum.Rows()
+	for sum.Rows() < want {
+		if err := fresh.Next(r.scratch); err != nil {
+			fresh.Close()
+			if isAborted(err) {
+				return err
+			}
+			return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("%d rows, first time more", sum.Rows())}
+		}
+	}
+	if sum.Sum() != r.sum.Sum() {
+		fresh.Close()
+		return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("the first %d rows differ", want)}
+	}
+	if r.end != nil {
+		// The first run ended here (io.EOF or an error): so must this one.
+		err := fresh.Next(r.scratch)
+		fresh.Close()
+		if isAborted(err) {
+			return err
+		}
+		if err != r.end && !sameError(err, r.end) {
+			if err == nil {
+				err = errors.New("another row")
+			}
+			return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("after %d rows: %v, first time %v", want, err, r.end)}
+		}
+		return nil
+	}
+	if r.closed {
+		fresh.Close()
+		return nil
+	}
+	r.inner.Close()
+	r.inner, r.sum = fresh, sum
+	return nil
+}
+
