@@ -250,6 +250,6 @@ func (b *bufferedRows) Next(dest []driver.Value) error {
 	return nil
 }
 
-func (b *bufferedRows) ColumnTypeScanType(i int) reflect.Type       { return b.scan[i] }
-func (b *bufferedRows) ColumnTypeDatabaseTypeName(i int) string     { return b.dbTypes[i] }
+func (b *bufferedRows) ColumnTypeScanType(i int) reflect.Type      { return b.scan[i] }
+func (b *bufferedRows) ColumnTypeDatabaseTypeName(i int) string    { return b.dbTypes[i] }
 func (b *bufferedRows) ColumnTypeNullable(int) (nullable, ok bool) { return true, true }

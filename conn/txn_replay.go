@@ -263,4 +263,3 @@ func (r *txnRows) replay(ctx context.Context, t *txn) error {
 	r.inner, r.sum = fresh, sum
 	return nil
 }
-
