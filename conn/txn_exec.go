@@ -46,7 +46,8 @@ func (t *txn) attemptRequest(tmpl *spannerpb.ExecuteSqlRequest, sel *spannerpb.T
 }
 
 // openQuery starts a query in the transaction. In a read-write transaction
-// its rows are checksummed (for replays) and report precommit tokens.
+// its rows report precommit tokens and, when aborts are replayed, are
+// checksummed.
 func (t *txn) openQuery(ctx context.Context, q *txnQuery) (*rows.Rows, *rows.Checksum, error) {
 	var (
 		r   *rows.Rows
@@ -59,8 +60,13 @@ func (t *txn) openQuery(ctx context.Context, q *txnQuery) (*rows.Rows, *rows.Che
 		}
 		ro := q.ro
 		if !t.readOnly {
-			sum = rows.NewChecksum()
-			ro.Checksum, ro.Precommit = sum, t.notePrecommitBytes
+			ro.Precommit = t.notePrecommitBytes
+			if t.retryAborts {
+				// Only a transaction that may be replayed needs to
+				// remember what it read.
+				sum = rows.NewChecksum()
+				ro.Checksum = sum
+			}
 		}
 		opened, err := t.c.stream(ctx, t.attemptRequest(q.req, sel), t.leader(), ro)
 		if err != nil {
