@@ -1,0 +1,246 @@
+package sqlparse
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Kind is what a statement's first keyword says it is.
+type Kind uint8
+
+const (
+	Query  Kind = iota // SELECT, WITH, GRAPH, FROM, and any keyword not listed below
+	DML                // INSERT, UPDATE, DELETE
+	DDL                // CREATE, DROP, ALTER, ANALYZE, GRANT, REVOKE, RENAME
+	Client             // SET, SHOW, RESET, BEGIN, COMMIT, ROLLBACK, START, RUN, ABORT: run by the driver
+)
+
+// DMLKind is the kind of change a DML statement makes.
+type DMLKind uint8
+
+const (
+	NotDML DMLKind = iota
+	Insert
+	Update
+	Delete
+)
+
+// Statement is a parsed statement. A Statement from a Cache is shared: its
+// Params must not be modified.
+type Statement struct {
+	Kind    Kind
+	DML     DMLKind
+	Keyword string // the first keyword, upper case ("" if there is none)
+	Rest    string // the text after the keyword, trimmed
+	// SQL is the text to send: positional `?` parameters become @p1, @p2...
+	// For client-side statements it is the input, unchanged.
+	SQL string
+	// Params are the distinct parameter names without the @ (p1..pN for
+	// `?`); client-side statements have none.
+	Params []string
+}
+
+var (
+	// ErrUnclosedLiteral: a string or bytes literal or a quoted identifier
+	// has no closing quote (or a one-quote literal has a line feed).
+	ErrUnclosedLiteral = errors.New("SQL statement contains an unclosed literal")
+	// ErrUnclosedComment: a /* comment has no */.
+	ErrUnclosedComment = errors.New("SQL statement contains an unclosed comment")
+	// ErrMixedParams: the statement uses both `?` and @name.
+	ErrMixedParams = errors.New("statement mixes positional (?) and named (@name) parameters")
+)
+
+// SyntaxError is a statement the driver cannot scan. It unwraps to one of
+// the Err variables and carries gRPC code InvalidArgument.
+type SyntaxError struct {
+	SQL    string
+	Offset int    // where the offending literal, comment or parameter starts
+	What   string // e.g. "triple-quoted raw string literal"
+	Err    error
+}
+
+func syntaxError(sql string, offset int, err error, what string) *SyntaxError {
+	return &SyntaxError{SQL: sql, Offset: offset, What: what, Err: err}
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("spannerfast: %v (%s at offset %d): %q", e.Err, e.What, e.Offset, e.SQL)
+}
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// GRPCStatus reports InvalidArgument.
+func (e *SyntaxError) GRPCStatus() *status.Status {
+	return status.New(codes.InvalidArgument, e.Error())
+}
+
+// keywords are the first keywords that decide a statement's kind. Keyword
+// returns these strings, so recognising a statement allocates nothing.
+var keywords = []struct {
+	word string
+	kind Kind
+	dml  DMLKind
+}{
+	{"SELECT", Query, NotDML}, {"WITH", Query, NotDML}, {"GRAPH", Query, NotDML}, {"FROM", Query, NotDML},
+	{"INSERT", DML, Insert}, {"UPDATE", DML, Update}, {"DELETE", DML, Delete},
+	{"CREATE", DDL, NotDML}, {"DROP", DDL, NotDML}, {"ALTER", DDL, NotDML}, {"ANALYZE", DDL, NotDML},
+	{"GRANT", DDL, NotDML}, {"REVOKE", DDL, NotDML}, {"RENAME", DDL, NotDML},
+	{"SET", Client, NotDML}, {"SHOW", Client, NotDML}, {"RESET", Client, NotDML},
+	{"BEGIN", Client, NotDML}, {"COMMIT", Client, NotDML}, {"ROLLBACK", Client, NotDML},
+	{"START", Client, NotDML}, {"RUN", Client, NotDML}, {"ABORT", Client, NotDML},
+}
+
+// Parse classifies sql and scans its parameters. It never panics; any text
+// gives a Statement or a *SyntaxError.
+func Parse(sql string) (Statement, error) {
+	st, err := classify(sql)
+	if err != nil {
+		return st, err
+	}
+	st.SQL = sql
+	if st.Kind == Client {
+		// Client-side statements take no parameters, but their literals
+		// and comments must still be closed.
+		_, _, err = scan(sql, false)
+		return st, err
+	}
+	st.SQL, st.Params, err = scan(sql, true)
+	return st, err
+}
+
+// classify finds the first keyword after white space, comments and a
+// statement hint.
+func classify(sql string) (Statement, error) {
+	i, err := skipBlank(sql, 0)
+	if err != nil {
+		return Statement{}, err
+	}
+	if strings.HasPrefix(sql[i:], "@{") {
+		if i, err = skipHint(sql, i+2); err != nil {
+			return Statement{}, err
+		}
+		if i, err = skipBlank(sql, i); err != nil {
+			return Statement{}, err
+		}
+	}
+	j := i
+	if j < len(sql) && isIdentStart(sql[j]) {
+		j = identEnd(sql, j+1)
+	}
+	st := Statement{Kind: Query, Rest: strings.TrimSpace(sql[j:])}
+	word := sql[i:j]
+	for _, k := range keywords {
+		if len(k.word) == len(word) && strings.EqualFold(k.word, word) {
+			st.Keyword, st.Kind, st.DML = k.word, k.kind, k.dml
+			return st, nil
+		}
+	}
+	st.Keyword = strings.ToUpper(word)
+	return st, nil
+}
+
+// skipBlank skips white space and comments.
+func skipBlank(sql string, i int) (int, error) {
+	for i < len(sql) {
+		k, end, err := next(sql, i)
+		if err != nil {
+			return 0, err
+		}
+		if k != tokSpace && k != tokComment {
+			break
+		}
+		i = end
+	}
+	return i, nil
+}
+
+// skipHint returns the position after the } that ends a statement hint
+// whose body starts at i (or len(sql) if it never ends).
+func skipHint(sql string, i int) (int, error) {
+	for i < len(sql) {
+		if sql[i] == '}' {
+			return i + 1, nil
+		}
+		_, end, err := next(sql, i)
+		if err != nil {
+			return 0, err
+		}
+		i = end
+	}
+	return i, nil
+}
+
+// scan collects the parameters and, if rewrite, replaces each `?` with
+// @pN. Text without `?` is returned as it is, without a copy.
+func scan(sql string, rewrite bool) (string, []string, error) {
+	var b strings.Builder
+	var names []string
+	done, positional, named := 0, 0, -1 // sql[:done] is in b already
+	for i := 0; i < len(sql); {
+		k, end, err := next(sql, i)
+		if err != nil {
+			return sql, nil, err
+		}
+		switch k {
+		case tokNamed:
+			if named < 0 {
+				named = i
+			}
+			names = addName(names, sql[i+1:end])
+		case tokPositional:
+			if positional++; !rewrite {
+				break
+			}
+			if b.Len() == 0 {
+				b.Grow(len(sql) + 8)
+			}
+			b.WriteString(sql[done:i])
+			b.WriteString("@p")
+			b.WriteString(strconv.Itoa(positional))
+			if end < len(sql) && isIdentPart(sql[end]) {
+				b.WriteByte(' ')
+			}
+			done = end
+		}
+		i = end
+	}
+	if positional > 0 && named >= 0 {
+		return sql, nil, syntaxError(sql, named, ErrMixedParams, "@"+names[0])
+	}
+	if !rewrite {
+		return sql, nil, nil
+	}
+	if positional == 0 {
+		return sql, names, nil
+	}
+	b.WriteString(sql[done:])
+	names = make([]string, positional)
+	for n := range names {
+		names[n] = "p" + strconv.Itoa(n+1)
+	}
+	return b.String(), names, nil
+}
+
+// addName appends name unless names has it already in any case.
+func addName(names []string, name string) []string {
+	if FindName(names, name) < 0 {
+		names = append(names, name)
+	}
+	return names
+}
+
+// FindName is the index of name in names, ignoring case, or -1. Statements
+// have few parameters (Spanner allows 950), so a linear search is enough.
+func FindName(names []string, name string) int {
+	for i, n := range names {
+		if len(n) == len(name) && strings.EqualFold(n, name) {
+			return i
+		}
+	}
+	return -1
+}
