@@ -28,6 +28,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
 // Metadata header names Spanner requests carry.
@@ -77,6 +78,8 @@ type Client struct {
 	session       atomic.Pointer[sessionState]
 	emulatorReady atomic.Bool
 
+	statements *sqlparse.Cache // parse results shared by the connections
+
 	mu     sync.Mutex
 	flight *flight // session creation in progress, if any
 	closed bool
@@ -116,7 +119,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	if cfg.Database == "" {
 		return nil, fmt.Errorf("spannerfast: the DSN names no database (want projects/P/instances/I/databases/D): %w", dsn.ErrMalformed)
 	}
-	c := &Client{cfg: cfg, dbPath: cfg.DatabasePath()}
+	c := &Client{cfg: cfg, dbPath: cfg.DatabasePath(), statements: sqlparse.NewCache(statementCacheSize(cfg))}
 	c.endpoint, c.plain = resolveEndpoint(cfg)
 
 	dialOpts := []grpc.DialOption{

@@ -1,10 +1,13 @@
 package conn
 
 import (
+	"context"
+	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,17 +16,27 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
 // Client-side statements change or show this connection's properties; they
 // never reach Spanner. They answer as go-sql-spanner's do:
 //
-//	SET [LOCAL] [SPANNER.]name = value   (value quoted or bare; NULL: the default)
+//	SET [SPANNER.]name = value           (value quoted or bare; NULL: the default)
 //	SET my_extension.my_property = value (any name with a dot: kept as text)
+//	SET LOCAL name = value               (until the transaction ends)
+//	SET TRANSACTION option[, ...]        (the open transaction, before its first statement)
 //	SHOW VARIABLE [SPANNER.]name         (one row, one column named as written)
 //	RESET [SPANNER.]name                 (back to the DSN's value)
+//	BEGIN [TRANSACTION] [option[, ...]]
+//	COMMIT [TRANSACTION]
+//	ROLLBACK [TRANSACTION]
 //
-// SET and RESET return driver.ResultNoRows from ExecContext and no rows from
+// where option is READ ONLY, READ WRITE or ISOLATION LEVEL {SERIALIZABLE |
+// REPEATABLE READ}. START is always START BATCH (START TRANSACTION is
+// PostgreSQL-only in go-sql-spanner too).
+//
+// All but SHOW return driver.ResultNoRows from ExecContext and no rows from
 // QueryContext.
 
 // lastResults is what the connection's last transaction and read left for
@@ -35,14 +48,20 @@ type lastResults struct {
 	commitResponse  *spannerpb.CommitResponse
 }
 
-// execClientStatement runs SET and RESET.
-func (c *Conn) execClientStatement(st statement) (driver.Result, error) {
+// execClientStatement runs the client-side statements other than SHOW.
+func (c *Conn) execClientStatement(ctx context.Context, st statement) (driver.Result, error) {
 	var err error
 	switch st.kind {
 	case kindClientSet:
 		err = c.set(st.rest)
 	case kindClientReset:
 		err = c.reset(variableName(st.rest))
+	case kindClientBegin:
+		err = c.beginStatement(ctx, st.rest)
+	case kindClientCommit, kindClientRollback:
+		err = c.endStatement(ctx, st)
+	case kindBatchStart, kindBatchRun, kindBatchAbort:
+		err = status.Errorf(codes.Unimplemented, "spannerfast: %s BATCH statements are %v", st.keyword, errNotYet)
 	default:
 		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: %s does not change anything; use QueryContext", st.keyword)
 	}
@@ -53,15 +72,27 @@ func (c *Conn) execClientStatement(st statement) (driver.Result, error) {
 }
 
 func (c *Conn) set(rest string) error {
-	if w, after := firstWord(rest); w == "LOCAL" {
-		return status.Errorf(codes.FailedPrecondition,
-			"spannerfast: SET LOCAL needs an open transaction: %q", strings.TrimSpace(after))
+	w, after := firstWord(rest)
+	switch w {
+	case "TRANSACTION":
+		return c.setTransaction(after)
+	case "LOCAL":
+		return c.setLocal(after)
 	}
-	name, value, ok := strings.Cut(rest, "=")
-	if !ok {
-		return status.Errorf(codes.InvalidArgument, "spannerfast: SET needs the form SET name = value, got %q", "SET "+rest)
+	name, value, err := splitAssignment(rest)
+	if err != nil {
+		return err
 	}
-	name, value = variableName(name), unquote(strings.TrimSpace(value))
+	if l := c.locals; l != nil && l.has(name) {
+		// SET LOCAL's value stays until the transaction ends; this one
+		// is what comes back then.
+		return l.setSaved(name, value)
+	}
+	return c.setVariable(name, value)
+}
+
+// setVariable sets a property or an extension variable of the connection.
+func (c *Conn) setVariable(name, value string) error {
 	if isExtension(name) {
 		if c.ext == nil {
 			c.ext = map[string]string{}
@@ -72,10 +103,22 @@ func (c *Conn) set(rest string) error {
 	return clientError(c.cfg.SetVariable(name, value))
 }
 
+// splitAssignment reads "name = value" (the value quoted or bare).
+func splitAssignment(rest string) (name, value string, err error) {
+	name, value, ok := strings.Cut(rest, "=")
+	if !ok {
+		return "", "", status.Errorf(codes.InvalidArgument, "spannerfast: SET needs the form SET name = value, got %q", "SET "+rest)
+	}
+	return variableName(name), unquote(strings.TrimSpace(value)), nil
+}
+
 // reset sets a property back to the DSN's value; an extension variable is
 // dropped, as go-sql-spanner drops what did not exist when the connection
 // was made.
 func (c *Conn) reset(name string) error {
+	if l := c.locals; l != nil && l.has(name) {
+		return l.resetSaved(name, c.client.Config())
+	}
 	if isExtension(name) {
 		delete(c.ext, strings.ToLower(name))
 		return nil
@@ -199,4 +242,282 @@ func (r *valueRows) Next(dest []driver.Value) error {
 	r.done = true
 	copy(dest, r.values)
 	return nil
+}
+
+// BEGIN, COMMIT and ROLLBACK are BeginTx, Tx.Commit and Tx.Rollback: the
+// same code, so they send the same requests. database/sql does not know
+// about a transaction begun with BEGIN, so it must be used on one *sql.Conn;
+// the connection cannot go back to the pool until COMMIT or ROLLBACK.
+
+// txnOptions are the options of BEGIN and SET TRANSACTION.
+type txnOptions struct {
+	readOnly  *bool
+	isolation sql.IsolationLevel // LevelDefault when not given
+}
+
+// parseTxnOptions reads option[, ...] from words (upper case, a trailing
+// ";" allowed).
+func parseTxnOptions(stmt string, words []string) (txnOptions, error) {
+	var o txnOptions
+	if n := len(words); n > 0 && words[n-1] == ";" {
+		words = words[:n-1]
+	}
+	for len(words) > 0 {
+		switch {
+		case hasWords(words, "READ", "ONLY"), hasWords(words, "READ", "WRITE"):
+			ro := words[1] == "ONLY"
+			o.readOnly, words = &ro, words[2:]
+		case hasWords(words, "ISOLATION", "LEVEL", "SERIALIZABLE"):
+			o.isolation, words = sql.LevelSerializable, words[3:]
+		case hasWords(words, "ISOLATION", "LEVEL", "REPEATABLE", "READ"):
+			o.isolation, words = sql.LevelRepeatableRead, words[4:]
+		default:
+			return o, status.Errorf(codes.InvalidArgument,
+				"spannerfast: %s: invalid transaction option at %q: want READ ONLY, READ WRITE or ISOLATION LEVEL {SERIALIZABLE | REPEATABLE READ}",
+				stmt, strings.Join(words, " "))
+		}
+		if len(words) > 0 && words[0] == "," {
+			words = words[1:]
+		}
+	}
+	return o, nil
+}
+
+func hasWords(words []string, want ...string) bool {
+	return len(words) >= len(want) && slices.Equal(words[:len(want)], want)
+}
+
+// statementWords splits rest into words and drops one optional leading
+// TRANSACTION.
+func statementWords(rest string) ([]string, error) {
+	words, err := sqlparse.Words(rest)
+	if len(words) > 0 && words[0] == "TRANSACTION" {
+		words = words[1:]
+	}
+	return words, err
+}
+
+// beginStatement runs BEGIN: BeginTx with the statement's options.
+func (c *Conn) beginStatement(ctx context.Context, rest string) error {
+	words, err := statementWords(rest)
+	if err != nil {
+		return err
+	}
+	o, err := parseTxnOptions("BEGIN", words)
+	if err != nil {
+		return err
+	}
+	txo := driver.TxOptions{Isolation: driver.IsolationLevel(o.isolation)}
+	if o.readOnly != nil {
+		txo.ReadOnly = *o.readOnly
+	}
+	if _, err := c.BeginTx(ctx, txo); err != nil {
+		return err
+	}
+	// The transaction outlives this statement: the context of COMMIT or
+	// ROLLBACK governs its end, not BEGIN's.
+	c.tx.ctx = nil
+	return nil
+}
+
+// endStatement runs COMMIT or ROLLBACK.
+func (c *Conn) endStatement(ctx context.Context, st statement) error {
+	words, err := statementWords(st.rest)
+	if err == nil && len(words) > 0 && !(len(words) == 1 && words[0] == ";") {
+		err = status.Errorf(codes.InvalidArgument, "spannerfast: %s: unexpected %q", st.keyword, strings.Join(words, " "))
+	}
+	if err != nil {
+		return err
+	}
+	if st.kind == kindClientCommit {
+		err = c.commit(ctx)
+	} else {
+		err = c.rollback(ctx)
+	}
+	c.endTransactionLocals()
+	return err
+}
+
+// setTransaction runs SET TRANSACTION: it changes the open transaction,
+// which must not have run a statement yet.
+func (c *Conn) setTransaction(rest string) error {
+	t := c.tx
+	if t == nil {
+		return status.Error(codes.FailedPrecondition, "spannerfast: SET TRANSACTION needs an open transaction (BEGIN or BeginTx first)")
+	}
+	if t.started() {
+		return status.Error(codes.FailedPrecondition, "spannerfast: SET TRANSACTION must come before the transaction's first statement")
+	}
+	words, err := sqlparse.Words(rest)
+	if err != nil {
+		return err
+	}
+	if len(words) == 0 {
+		return status.Error(codes.InvalidArgument, "spannerfast: SET TRANSACTION: missing option: want READ ONLY, READ WRITE or ISOLATION LEVEL {SERIALIZABLE | REPEATABLE READ}")
+	}
+	o, err := parseTxnOptions("SET TRANSACTION", words)
+	if err != nil {
+		return err
+	}
+	if o.readOnly != nil && *o.readOnly != t.readOnly {
+		if t, err = c.replaceTxn(t, *o.readOnly); err != nil {
+			return err
+		}
+	}
+	if o.isolation != sql.LevelDefault && !t.readOnly {
+		iso, err := isolationFor(o.isolation)
+		if err != nil {
+			return err
+		}
+		t.opts.IsolationLevel = iso
+	}
+	return nil
+}
+
+// replaceTxn swaps a transaction that has not begun for one of the other
+// mode, as BeginTx would have made it.
+func (c *Conn) replaceTxn(old *txn, readOnly bool) (*txn, error) {
+	var t *txn
+	if readOnly {
+		var err error
+		if t, err = c.newReadOnly(old.session); err != nil {
+			return nil, err
+		}
+	} else {
+		t = c.newReadWrite(old.session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.cfg.RetryAbortsInternally)
+	}
+	t.ctx = old.ctx
+	c.tx = t
+	if c.locals != nil && c.locals.tx == old {
+		c.locals.tx = t
+	}
+	return t, nil
+}
+
+// started reports whether the transaction has sent or buffered anything.
+func (t *txn) started() bool {
+	return t.id != nil || t.seqno > 0 || len(t.log) > 0 || len(t.mutations) > 0 || t.mutationKey != nil || !t.readTS.IsZero()
+}
+
+// txnLocals is what SET LOCAL changed in a transaction: the connection's
+// values to put back when it ends.
+type txnLocals struct {
+	tx    *txn        // the transaction the values belong to
+	saved *dsn.Config // the connection's properties as they were (plus plain SETs since)
+	props map[string]bool
+	ext   map[string]*string // extension variables: the value before, nil if unset
+}
+
+// setLocal runs SET LOCAL name = value.
+func (c *Conn) setLocal(rest string) error {
+	if c.tx == nil {
+		return status.Errorf(codes.FailedPrecondition,
+			"spannerfast: SET LOCAL needs an open transaction: %q", strings.TrimSpace(rest))
+	}
+	name, value, err := splitAssignment(rest)
+	if err != nil {
+		return err
+	}
+	l := c.locals
+	if l == nil {
+		l = &txnLocals{tx: c.tx, saved: c.cfg.Clone(), props: map[string]bool{}, ext: map[string]*string{}}
+	}
+	key := l.key(name)
+	if isExtension(name) {
+		if _, ok := l.ext[key]; !ok {
+			var before *string
+			if v, ok := c.ext[key]; ok {
+				before = &v
+			}
+			l.ext[key] = before
+		}
+	}
+	if err := c.setVariable(name, value); err != nil {
+		return err
+	}
+	if !isExtension(name) {
+		l.props[key] = true
+	}
+	c.locals = l
+	return nil
+}
+
+// key is the name under which a local value is remembered.
+func (l *txnLocals) key(name string) string {
+	if canonical, ok := dsn.CanonicalName(name); ok {
+		return canonical
+	}
+	return strings.ToLower(name)
+}
+
+func (l *txnLocals) has(name string) bool {
+	key := l.key(name)
+	_, ext := l.ext[key]
+	return l.props[key] || ext
+}
+
+// setSaved changes the value that comes back at the end of the transaction.
+func (l *txnLocals) setSaved(name, value string) error {
+	if isExtension(name) {
+		l.ext[l.key(name)] = &value
+		return nil
+	}
+	return clientError(l.saved.SetVariable(name, value))
+}
+
+// resetSaved makes RESET's value the one that comes back.
+func (l *txnLocals) resetSaved(name string, dsnCfg *dsn.Config) error {
+	if isExtension(name) {
+		l.ext[l.key(name)] = nil
+		return nil
+	}
+	v, err := dsnCfg.Get(name)
+	if err == nil {
+		err = l.saved.SetVariable(name, v)
+	}
+	return clientError(err)
+}
+
+// endTransactionLocals puts back the values SET LOCAL changed. Ending a
+// transaction calls it; statements also call it (through settleLocals) when
+// the transaction the values belong to is gone.
+func (c *Conn) endTransactionLocals() {
+	l := c.locals
+	if l == nil {
+		return
+	}
+	c.locals = nil
+	for name := range l.props {
+		if v, err := l.saved.Get(name); err == nil {
+			_ = c.cfg.SetVariable(name, v) // the value was valid before
+		}
+	}
+	for name, v := range l.ext {
+		switch {
+		case v == nil:
+			delete(c.ext, name)
+		case c.ext == nil:
+			c.ext = map[string]string{name: *v}
+		default:
+			c.ext[name] = *v
+		}
+	}
+}
+
+// settleLocals ends the local values of a transaction that ended through
+// database/sql (Tx.Commit, Tx.Rollback) before the next statement runs.
+func (c *Conn) settleLocals() {
+	if c.locals != nil && c.locals.tx != c.tx {
+		c.endTransactionLocals()
+	}
+}
+
+// firstWord splits off the first word of s, upper-cased.
+func firstWord(s string) (word, rest string) {
+	s = strings.TrimLeft(s, " \t\r\n\f")
+	i := 0
+	for i < len(s) && (s[i] == '_' || (s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') || (i > 0 && s[i] >= '0' && s[i] <= '9')) {
+		i++
+	}
+	return strings.ToUpper(s[:i]), s[i:]
 }

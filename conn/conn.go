@@ -38,7 +38,8 @@ type Conn struct {
 	last lastResults       // for SHOW VARIABLE commit_timestamp, ...
 	ext  map[string]string // extension variables (SET my_ext.name = ...)
 
-	tx *txn // the open transaction, if any
+	tx     *txn       // the open transaction, if any
+	locals *txnLocals // what SET LOCAL changed in it
 }
 
 var (
@@ -82,12 +83,17 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	if c.closed {
 		return nil, driver.ErrBadConn
 	}
-	st := classify(query)
-	switch st.kind {
-	case kindClientShow:
+	st, err := c.parse(query)
+	if err != nil {
+		c.takeStatementTag() // it belonged to this statement
+		return nil, err
+	}
+	c.settleLocals()
+	switch {
+	case st.kind == kindClientShow:
 		return c.showVariable(st.rest)
-	case kindClientSet, kindClientReset:
-		if _, err := c.execClientStatement(st); err != nil {
+	case st.kind >= kindClientSet:
+		if _, err := c.execClientStatement(ctx, st); err != nil {
 			return nil, err
 		}
 		return &valueRows{done: true}, nil
@@ -99,7 +105,7 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 		return nil, status.Errorf(codes.Unimplemented,
 			"spannerfast: %s statements are %v; nothing was sent", st.keyword, errNotYet)
 	}
-	req, err := c.request(ctx, query, args)
+	req, err := c.requestFor(ctx, st, args)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +142,16 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 // the session and the query options. The caller adds the transaction
 // selector and request options.
 func (c *Conn) request(ctx context.Context, query string, args []driver.NamedValue) (*spannerpb.ExecuteSqlRequest, error) {
-	sql, params, types, err := buildParams(query, args)
+	st, err := c.parse(query)
+	if err != nil {
+		return nil, err
+	}
+	return c.requestFor(ctx, st, args)
+}
+
+// requestFor is request for a statement already parsed.
+func (c *Conn) requestFor(ctx context.Context, st statement, args []driver.NamedValue) (*spannerpb.ExecuteSqlRequest, error) {
+	sql, params, types, err := bindParams(stmtParams{sql: st.sql, names: st.params}, args)
 	if err != nil {
 		return nil, err
 	}
@@ -264,13 +279,18 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 	if c.closed {
 		return nil, driver.ErrBadConn
 	}
-	st := classify(query)
-	switch st.kind {
-	case kindClientSet, kindClientReset:
-		return c.execClientStatement(st)
-	case kindClientShow:
+	st, err := c.parse(query)
+	if err != nil {
+		c.takeStatementTag() // it belonged to this statement
+		return nil, err
+	}
+	c.settleLocals()
+	switch {
+	case st.kind == kindClientShow:
 		return nil, status.Errorf(codes.InvalidArgument,
 			"spannerfast: SHOW returns a row: run it with QueryContext")
+	case st.kind >= kindClientSet:
+		return c.execClientStatement(ctx, st)
 	}
 	tag := c.takeStatementTag()
 	switch st.kind {
@@ -284,7 +304,7 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 		return nil, status.Errorf(codes.Unimplemented,
 			"spannerfast: %s statements are %v; nothing was sent", st.keyword, errNotYet)
 	}
-	req, err := c.request(ctx, query, args)
+	req, err := c.requestFor(ctx, st, args)
 	if err != nil {
 		return nil, err
 	}
@@ -370,6 +390,7 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 	c.pending = pendingOptions{}
 	c.last = lastResults{}
 	c.ext = nil
+	c.locals = nil
 	return nil
 }
 

@@ -21,6 +21,8 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
 // stmtParams is what one scan of a statement's text finds.
@@ -35,105 +37,15 @@ type stmtParams struct {
 	names []string
 }
 
-// errMixedParams is the cause of the error for statements that use both
-// `?` and @name.
-var errMixedParams = errors.New("statement mixes positional (?) and named (@name) parameters")
-
-// parseParams scans sql once, skipping string literals, quoted identifiers
-// and comments, rewrites `?` to @pN and collects the parameter names. It is
-// a pure function of the text, so its result may be cached per statement.
+// parseParams scans sql (see internal/sqlparse for the lexical rules),
+// rewrites `?` to @pN and collects the parameter names. It does not use the
+// statement cache; connections parse through Conn.parse.
 func parseParams(sql string) (stmtParams, error) {
-	// Copy only when there is something to rewrite: most statements have no
-	// `?`, and building a copy of them would be work on every query.
-	var b strings.Builder
-	var names []string
-	done, positional, named := 0, 0, false // sql[:done] is in b already
-	for i := 0; i < len(sql); {
-		c := sql[i]
-		switch {
-		case c == '?':
-			positional++
-			if b.Len() == 0 {
-				b.Grow(len(sql) + 8)
-			}
-			b.WriteString(sql[done:i])
-			b.WriteString("@p")
-			b.WriteString(strconv.Itoa(positional))
-			i++
-			done = i
-			if i < len(sql) && isIdentPart(sql[i]) {
-				// `?AND` must not become the parameter @p1AND.
-				b.WriteByte(' ')
-			}
-			continue
-		case c == '@' && i+1 < len(sql) && isIdentStart(sql[i+1]):
-			j := i + 2
-			for j < len(sql) && isIdentPart(sql[j]) {
-				j++
-			}
-			named = true
-			names = addName(names, sql[i+1:j])
-			i = j
-			continue
-		case c == '\'' || c == '"' || c == '`':
-			i = skipQuoted(sql, i)
-			continue
-		case c == '-' && strings.HasPrefix(sql[i:], "--"), c == '#':
-			j := strings.IndexByte(sql[i:], '\n')
-			if j < 0 {
-				j = len(sql) - i
-			}
-			i += j
-			continue
-		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
-			if j := strings.Index(sql[i+2:], "*/"); j >= 0 {
-				i += 2 + j + 2
-			} else {
-				i = len(sql)
-			}
-			continue
-		}
-		i++
+	p, err := sqlparse.Parse(sql)
+	if err != nil {
+		return stmtParams{}, err
 	}
-	if positional > 0 && named {
-		return stmtParams{}, status.Errorf(codes.InvalidArgument, "spannerfast: %v: %q", errMixedParams, sql)
-	}
-	if positional == 0 {
-		return stmtParams{sql: sql, names: names}, nil
-	}
-	b.WriteString(sql[done:])
-	names = make([]string, positional)
-	for n := range names {
-		names[n] = "p" + strconv.Itoa(n+1)
-	}
-	return stmtParams{sql: b.String(), names: names}, nil
-}
-
-// addName appends name unless names has it already in any case.
-func addName(names []string, name string) []string {
-	if findName(names, name) < 0 {
-		names = append(names, name)
-	}
-	return names
-}
-
-// findName is the index of name in names, ignoring case, or -1. Statements
-// have few parameters (Spanner allows 950), so a linear search is enough.
-func findName(names []string, name string) int {
-	for i, n := range names {
-		if len(n) == len(name) && strings.EqualFold(n, name) {
-			return i
-		}
-	}
-	return -1
-}
-
-func isIdentStart(c byte) bool {
-	return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z')
-}
-
-func isIdentPart(c byte) bool {
-	return isIdentStart(c) || (c >= '0' && c <= '9')
+	return stmtParams{sql: p.SQL, names: p.Params}, nil
 }
 
 // ParamError reports an argument that cannot be sent to Spanner.
@@ -423,28 +335,6 @@ type encodedParam struct {
 	typ   *spannerpb.Type
 }
 
-// skipQuoted returns the index just past the literal or quoted identifier
-// starting at i, honouring backslash escapes and triple quotes.
-func skipQuoted(s string, i int) int {
-	q := s[i]
-	if i+2 < len(s) && s[i+1] == q && s[i+2] == q {
-		end := strings.Index(s[i+3:], strings.Repeat(string(q), 3))
-		if end < 0 {
-			return len(s)
-		}
-		return i + 3 + end + 3
-	}
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case q:
-			return j + 1
-		}
-	}
-	return len(s)
-}
-
 // paramName names an argument in errors raised before the statement is
 // known (CheckNamedValue): its name, or pN for the N-th positional argument.
 func paramName(a driver.NamedValue) string {
@@ -467,6 +357,11 @@ func buildParams(sql string, args []driver.NamedValue) (string, *structpb.Struct
 	if err != nil {
 		return "", nil, nil, err
 	}
+	return bindParams(p, args)
+}
+
+// bindParams is buildParams for a statement already parsed.
+func bindParams(p stmtParams, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
 	if len(args) == 0 && len(p.names) == 0 {
 		return p.sql, nil, nil, nil
 	}
@@ -483,7 +378,7 @@ func buildParams(sql string, args []driver.NamedValue) (string, *structpb.Struct
 			next++
 		} else {
 			name = strings.TrimPrefix(a.Name, "@")
-			if i := findName(p.names, name); i >= 0 {
+			if i := sqlparse.FindName(p.names, name); i >= 0 {
 				name = p.names[i]
 			}
 		}

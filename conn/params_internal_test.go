@@ -21,7 +21,7 @@ func TestParseParams(t *testing.T) {
 		{"SELECT 'it\\'s ?' WHERE a = ?", "SELECT 'it\\'s ?' WHERE a = @p1", []string{"p1"}},
 		{"SELECT '''a ? ''' , ?", "SELECT '''a ? ''' , @p1", []string{"p1"}},
 		{"-- what?\nSELECT ? # really?\n, ?", "-- what?\nSELECT @p1 # really?\n, @p2", []string{"p1", "p2"}},
-		{"/* ? */ SELECT ? /* unterminated ?", "/* ? */ SELECT @p1 /* unterminated ?", []string{"p1"}},
+		{"/* ? */ SELECT ? /* closed ? */", "/* ? */ SELECT @p1 /* closed ? */", []string{"p1"}},
 		{"?", "@p1", []string{"p1"}},
 		// A ? glued to a word must not become part of a longer name.
 		{"SELECT * FROM T WHERE a=?AND b=?1", "SELECT * FROM T WHERE a=@p1 AND b=@p2 1", []string{"p1", "p2"}},
@@ -36,6 +36,12 @@ func TestParseParams(t *testing.T) {
 		p, err := parseParams(c.in)
 		if err != nil || p.sql != c.out || !slices.Equal(p.names, c.names) {
 			t.Errorf("parseParams(%q) = %q, %q, %v; want %q, %q", c.in, p.sql, p.names, err, c.out, c.names)
+		}
+	}
+	// Unclosed literals and comments are errors, as Spanner would make them.
+	for _, in := range []string{"SELECT ? /* unterminated ?", "SELECT 'unterminated ?"} {
+		if _, err := parseParams(in); status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "unclosed") {
+			t.Errorf("parseParams(%q): error %v, want InvalidArgument naming the unclosed text", in, err)
 		}
 	}
 	for _, in := range []string{"SELECT ?, @name", "SELECT @name, ?"} {
@@ -99,9 +105,17 @@ func TestClassify(t *testing.T) {
 		{"SET RAW_DECODE = true", kindClientSet},
 		{"show variable raw_decode", kindClientShow},
 		{"RESET raw_decode", kindClientReset},
+		{"begin transaction", kindClientBegin},
+		{"COMMIT", kindClientCommit},
+		{"rollback", kindClientRollback},
+		{"START BATCH DML", kindBatchStart},
+		{"START TRANSACTION", kindBatchStart}, // GoogleSQL has no START TRANSACTION
+		{"RUN BATCH", kindBatchRun},
+		{"ABORT BATCH", kindBatchAbort},
+		{"@{x=1} delete from T where true", kindDML},
 	} {
-		if got := classify(c.in).kind; got != c.kind {
-			t.Errorf("classify(%q) = %v, want %v", c.in, got, c.kind)
+		if got, err := parseStatement(c.in); err != nil || got.kind != c.kind {
+			t.Errorf("parseStatement(%q) = %v, %v; want %v", c.in, got.kind, err, c.kind)
 		}
 	}
 }

@@ -1,83 +1,84 @@
 package conn
 
 import (
-	"strings"
+	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
 // statementKind is what the first keyword of a statement says it is.
 type statementKind int
 
 const (
-	kindQuery       statementKind = iota // SELECT, WITH, GRAPH, FROM, or anything unknown
-	kindDML                              // INSERT, UPDATE, DELETE
-	kindDDL                              // CREATE, DROP, ALTER, ANALYZE, GRANT, REVOKE, RENAME
-	kindClientSet                        // SET [LOCAL] name = value
-	kindClientShow                       // SHOW VARIABLE name
-	kindClientReset                      // RESET name
+	kindQuery          statementKind = iota // SELECT, WITH, GRAPH, FROM, or anything unknown
+	kindDML                                 // INSERT, UPDATE, DELETE
+	kindDDL                                 // CREATE, DROP, ALTER, ANALYZE, GRANT, REVOKE, RENAME
+	kindClientSet                           // SET [LOCAL | TRANSACTION] ...
+	kindClientShow                          // SHOW VARIABLE name
+	kindClientReset                         // RESET name
+	kindClientBegin                         // BEGIN [TRANSACTION] [options]
+	kindClientCommit                        // COMMIT [TRANSACTION]
+	kindClientRollback                      // ROLLBACK [TRANSACTION]
+	kindBatchStart                          // START BATCH {DDL | DML}
+	kindBatchRun                            // RUN BATCH
+	kindBatchAbort                          // ABORT BATCH
 )
 
-// statement is a classified SQL text.
-type statement struct {
-	kind    statementKind
-	keyword string // upper-cased first keyword
-	rest    string // the text after the keyword, for client-side statements
+// clientKinds maps the first keyword of a client-side statement to its kind.
+// START is always START BATCH: as in go-sql-spanner, START TRANSACTION is
+// PostgreSQL only.
+var clientKinds = map[string]statementKind{
+	"SET": kindClientSet, "SHOW": kindClientShow, "RESET": kindClientReset,
+	"BEGIN": kindClientBegin, "COMMIT": kindClientCommit, "ROLLBACK": kindClientRollback,
+	"START": kindBatchStart, "RUN": kindBatchRun, "ABORT": kindBatchAbort,
 }
 
-// classify finds the first keyword after comments and statement hints.
-func classify(sql string) statement {
-	s := skipSpaceAndComments(sql)
-	if strings.HasPrefix(s, "@{") {
-		if end := strings.IndexByte(s, '}'); end >= 0 {
-			s = skipSpaceAndComments(s[end+1:])
-		}
+// statement is a parsed SQL text.
+type statement struct {
+	kind    statementKind
+	dml     sqlparse.DMLKind
+	keyword string   // upper-cased first keyword
+	rest    string   // the text after the keyword, for client-side statements
+	sql     string   // the text to send (`?` rewritten to @pN)
+	params  []string // distinct parameter names; shared with the cache: read only
+}
+
+// parse parses query through the connector's statement cache
+// (statement_cache_size, disable_statement_cache).
+func (c *Conn) parse(query string) (statement, error) {
+	var cache *sqlparse.Cache
+	if c.client != nil {
+		cache = c.client.statements
 	}
-	word, rest := firstWord(s)
-	st := statement{keyword: word, rest: strings.TrimSpace(rest)}
-	switch word {
-	case "INSERT", "UPDATE", "DELETE":
+	p, err := cache.Parse(query)
+	return toStatement(p), err
+}
+
+// parseStatement parses query without a cache.
+func parseStatement(query string) (statement, error) {
+	p, err := sqlparse.Parse(query)
+	return toStatement(p), err
+}
+
+func toStatement(p sqlparse.Statement) statement {
+	st := statement{dml: p.DML, keyword: p.Keyword, rest: p.Rest, sql: p.SQL, params: p.Params}
+	switch p.Kind {
+	case sqlparse.DML:
 		st.kind = kindDML
-	case "CREATE", "DROP", "ALTER", "ANALYZE", "GRANT", "REVOKE", "RENAME":
+	case sqlparse.DDL:
 		st.kind = kindDDL
-	case "SET":
-		st.kind = kindClientSet
-	case "SHOW":
-		st.kind = kindClientShow
-	case "RESET":
-		st.kind = kindClientReset
+	case sqlparse.Client:
+		st.kind = clientKinds[p.Keyword]
 	default:
 		st.kind = kindQuery
 	}
 	return st
 }
 
-func firstWord(s string) (word, rest string) {
-	i := 0
-	for i < len(s) && (isIdentStart(s[i]) || (i > 0 && s[i] >= '0' && s[i] <= '9')) {
-		i++
+// statementCacheSize is the number of parse results a connector keeps: 0
+// (none) when the cache is disabled.
+func statementCacheSize(cfg *dsn.Config) int {
+	if cfg.DisableStatementCache {
+		return 0
 	}
-	return strings.ToUpper(s[:i]), s[i:]
-}
-
-// skipSpaceAndComments drops leading white space, -- and # line comments and
-// /* */ block comments.
-func skipSpaceAndComments(s string) string {
-	for {
-		s = strings.TrimLeft(s, " \t\r\n\f")
-		switch {
-		case strings.HasPrefix(s, "--"), strings.HasPrefix(s, "#"):
-			i := strings.IndexByte(s, '\n')
-			if i < 0 {
-				return ""
-			}
-			s = s[i+1:]
-		case strings.HasPrefix(s, "/*"):
-			i := strings.Index(s[2:], "*/")
-			if i < 0 {
-				return ""
-			}
-			s = s[i+4:]
-		default:
-			return s
-		}
-	}
+	return cfg.StatementCacheSize
 }

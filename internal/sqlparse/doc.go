@@ -7,8 +7,8 @@
 //
 // The scanner skips, without looking inside:
 //
-//   - string literals: '...', "...", triple-quoted '''...''' and """...""",
-//     each with an optional prefix r (raw), b (bytes), rb or br, in any case.
+//   - string literals in one or three quotes of either kind ('...', "...",
+//     and the same tripled), with an optional prefix r (raw), b (bytes), rb or br, in any case.
 //     A backslash always takes the next byte with it (also in raw literals,
 //     where GoogleSQL keeps both bytes but the quote still does not end the
 //     literal). A line feed ends a one-quote literal too early: it is an

@@ -244,3 +244,26 @@ func FindName(names []string, name string) int {
 	}
 	return -1
 }
+
+// Words splits the text of a client-side statement into its words, upper
+// case, and punctuation (one byte each), dropping white space and comments.
+// Literals and quoted identifiers are kept as written. Client-side
+// statements use it to read their keywords.
+func Words(text string) ([]string, error) {
+	var out []string
+	for i := 0; i < len(text); {
+		k, end, err := next(text, i)
+		if err != nil {
+			return nil, err
+		}
+		switch k {
+		case tokSpace, tokComment:
+		case tokText:
+			out = append(out, strings.ToUpper(text[i:end]))
+		default:
+			out = append(out, text[i:end])
+		}
+		i = end
+	}
+	return out, nil
+}

@@ -300,3 +300,14 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+func TestWords(t *testing.T) {
+	got, err := Words("transaction /* c */ read only, isolation level -- x\n repeatable read;")
+	want := []string{"TRANSACTION", "READ", "ONLY", ",", "ISOLATION", "LEVEL", "REPEATABLE", "READ", ";"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("Words = %q %v, want %q", got, err, want)
+	}
+	if _, err := Words("read /* only"); !errors.Is(err, ErrUnclosedComment) {
+		t.Fatalf("Words with an unclosed comment: %v", err)
+	}
+}
