@@ -1,0 +1,44 @@
+package conn
+
+import (
+	"context"
+	"testing"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+// TestStatementCacheProperties: statement_cache_size bounds the connector's
+// parse cache, shared by its connections; disable_statement_cache turns it
+// off.
+func TestStatementCacheProperties(t *testing.T) {
+	for _, c := range []struct {
+		dsn  string
+		want int // statements cached after parsing three
+	}{
+		{"localhost:9010/projects/p/instances/i/databases/d;usePlainText=true", 3},
+		{"localhost:9010/projects/p/instances/i/databases/d;usePlainText=true;statement_cache_size=2", 2},
+		{"localhost:9010/projects/p/instances/i/databases/d;usePlainText=true;disable_statement_cache=true", 0},
+	} {
+		cfg, err := dsn.Parse(c.dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client, err := NewClient(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := New(client), New(client)
+		for _, q := range []string{"SELECT 1", "SELECT 2", "SELECT ?"} {
+			if _, err := a.parse(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := client.statements.Len(); n != c.want {
+			t.Errorf("%s: %d statements cached, want %d", c.dsn, n, c.want)
+		}
+		if st, err := b.parse("SELECT ?"); err != nil || st.sql != "SELECT @p1" || len(st.params) != 1 {
+			t.Errorf("%s: second connection's parse = %+v, %v", c.dsn, st, err)
+		}
+		client.Close()
+	}
+}
