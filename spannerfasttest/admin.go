@@ -18,7 +18,7 @@ import (
 type adminService struct {
 	adminpb.UnimplementedDatabaseAdminServer
 	lropb.UnimplementedOperationsServer
-	engine adminpb.DatabaseAdminClient
+	engine  adminpb.DatabaseAdminClient
 	ops     lropb.OperationsClient
 	schema  *schemaNotes
 	catalog *catalog
