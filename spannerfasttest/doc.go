@@ -47,13 +47,13 @@
 // the DDL statements the engine applied (UpdateDatabaseDdl runs them one at
 // a time, so a batch failing part way keeps the statements before the
 // failure, as on Spanner). Rows carry Spanner's columns, in its order and
-// spelling: TABLE_CATALOG and TABLE_SCHEMA ” ; columns in declared order
+// spelling: TABLE_CATALOG and TABLE_SCHEMA empty; columns in declared order
 // with ORDINAL_POSITION from 1, SPANNER_TYPE such as STRING(MAX), INT64 or
 // ARRAY<STRING(MAX)>, IS_NULLABLE YES/NO, COLUMN_DEFAULT and
 // GENERATION_EXPRESSION as spansql prints them; PARENT_TABLE_NAME and
 // ON_DELETE_ACTION for interleaved tables; an index row of type INDEX per
 // secondary index (IS_UNIQUE, IS_NULL_FILTERED, INDEX_STATE READ_WRITE,
-// PARENT_TABLE_NAME of INTERLEAVE IN or ”) and one named PRIMARY_KEY per
+// PARENT_TABLE_NAME of INTERLEAVE IN, else empty) and one named PRIMARY_KEY per
 // table; INDEX_COLUMNS with key columns (ordinal, ASC/DESC) and STORING
 // columns (NULL ordinal and ordering); constraints PK_<table>,
 // CK_IS_NOT_NULL_<table>_<column>, CHECK and FOREIGN KEY. ALTER TABLE
