@@ -652,3 +652,37 @@ func TestFakeOpenTransactionNotReused(t *testing.T) {
 		t.Fatalf("%d commits, want 1 (autocommit after the reset)", n)
 	}
 }
+
+// TestFakeUnknownCommitOutcomeDiscardsConnection: a commit that broke off
+// (UNAVAILABLE: did it commit?) leaves the connection out of the pool.
+func TestFakeUnknownCommitOutcomeDiscardsConnection(t *testing.T) {
+	ctx := context.Background()
+	s, _ := startTxnFake(t)
+	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.ErrUnavailable})
+	connector, err := (&sfdriver.Driver{}).OpenConnector(fakeDSN(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer connector.(io.Closer).Close()
+	dc, err := connector.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	tx, err := dc.(sqldriver.ConnBeginTx).BeginTx(ctx, sqldriver.TxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dc.(sqldriver.ExecerContext).ExecContext(ctx, txnUpdate, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); status.Code(err) != codes.Unavailable {
+		t.Fatalf("Commit = %v, want Unavailable", err)
+	}
+	if dc.(sqldriver.Validator).IsValid() {
+		t.Fatal("IsValid true after a commit whose outcome is unknown")
+	}
+	if err := dc.(sqldriver.SessionResetter).ResetSession(ctx); !errors.Is(err, sqldriver.ErrBadConn) {
+		t.Fatalf("ResetSession = %v, want driver.ErrBadConn", err)
+	}
+}
