@@ -686,3 +686,52 @@ func TestFakeUnknownCommitOutcomeDiscardsConnection(t *testing.T) {
 		t.Fatalf("ResetSession = %v, want driver.ErrBadConn", err)
 	}
 }
+
+// TestFakeTransactionOptions: the connection's transaction settings reach
+// the requests they belong to.
+func TestFakeTransactionOptions(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t, "isolation_level=SERIALIZABLE", "read_lock_mode=OPTIMISTIC", "max_commit_delay=100ms",
+		"return_commit_stats=true", "exclude_txn_from_change_streams=true", "commit_priority=HIGH", "rpc_priority=LOW")
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "SET STATEMENT_TAG = 'st'"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := c.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	req := s.RequestsFor("ExecuteSql")[0].ExecuteSQL()
+	begin := req.GetTransaction().GetBegin()
+	if begin.GetIsolationLevel() != spannerpb.TransactionOptions_REPEATABLE_READ ||
+		begin.GetReadWrite().GetReadLockMode() != spannerpb.TransactionOptions_ReadWrite_OPTIMISTIC ||
+		!begin.GetExcludeTxnFromChangeStreams() {
+		t.Fatalf("begin options %v", begin)
+	}
+	if ro := req.GetRequestOptions(); ro.GetRequestTag() != "st" || ro.GetPriority() != spannerpb.RequestOptions_PRIORITY_LOW {
+		t.Fatalf("statement request options %v", ro)
+	}
+	cr := s.RequestsFor("Commit")[0].Message.(*spannerpb.CommitRequest)
+	if cr.GetMaxCommitDelay().AsDuration().Milliseconds() != 100 || !cr.GetReturnCommitStats() ||
+		cr.GetRequestOptions().GetPriority() != spannerpb.RequestOptions_PRIORITY_HIGH {
+		t.Fatalf("commit request %v", cr)
+	}
+	var resp string
+	if err := c.QueryRowContext(ctx, "SHOW VARIABLE commit_response").Scan(&resp); err != nil || resp == "" {
+		t.Fatalf("commit_response = %q, %v", resp, err)
+	}
+	// Isolation levels Spanner does not have are refused.
+	if _, err := c.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("READ COMMITTED: %v, want InvalidArgument", err)
+	}
+}
