@@ -81,6 +81,11 @@ func TestEmbeddedDML(t *testing.T) {
 	if got := singers(t, db); got != "1:Alice 2:Bobby " {
 		t.Fatalf("rows %q", got)
 	}
+	// Go strings are sent without a type, as go-sql-spanner sends them.
+	var id int64
+	if err := db.QueryRowContext(ctx, "SELECT SingerId FROM Singers WHERE Name = ?", "Alice").Scan(&id); err != nil || id != 1 {
+		t.Fatalf("query with an untyped string parameter: %d, %v", id, err)
+	}
 	if _, err := db.ExecContext(ctx, "INSERT INTO Singers (SingerId, Name) VALUES (1, 'Again')"); status.Code(err) != codes.AlreadyExists {
 		t.Fatalf("duplicate key: %v, want AlreadyExists", err)
 	}
