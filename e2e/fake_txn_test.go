@@ -653,12 +653,13 @@ func TestFakeOpenTransactionNotReused(t *testing.T) {
 	}
 }
 
-// TestFakeUnknownCommitOutcomeDiscardsConnection: a commit that broke off
-// (UNAVAILABLE: did it commit?) leaves the connection out of the pool.
+// TestFakeUnknownCommitOutcomeDiscardsConnection: a commit that keeps
+// breaking off (UNAVAILABLE: did it commit?) is retried a bounded number of
+// times, then leaves the connection out of the pool.
 func TestFakeUnknownCommitOutcomeDiscardsConnection(t *testing.T) {
 	ctx := context.Background()
 	s, _ := startTxnFake(t)
-	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.ErrUnavailable})
+	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.ErrUnavailable, Times: -1})
 	connector, err := (&sfdriver.Driver{}).OpenConnector(fakeDSN(s))
 	if err != nil {
 		t.Fatal(err)
@@ -678,6 +679,9 @@ func TestFakeUnknownCommitOutcomeDiscardsConnection(t *testing.T) {
 	}
 	if err := tx.Commit(); status.Code(err) != codes.Unavailable {
 		t.Fatalf("Commit = %v, want Unavailable", err)
+	}
+	if n := len(s.RequestsFor("Commit")); n < 2 {
+		t.Fatalf("%d Commit attempts, want retries", n)
 	}
 	if dc.(sqldriver.Validator).IsValid() {
 		t.Fatal("IsValid true after a commit whose outcome is unknown")
@@ -733,5 +737,34 @@ func TestFakeTransactionOptions(t *testing.T) {
 	// Isolation levels Spanner does not have are refused.
 	if _, err := c.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("READ COMMITTED: %v, want InvalidArgument", err)
+	}
+}
+
+// TestFakeTransientWriteFailuresRetried: UNAVAILABLE from DML, BeginTransaction
+// and Commit is retried; the transaction commits once.
+func TestFakeTransientWriteFailuresRetried(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t, "begin_transaction_option=EXPLICIT")
+	for _, m := range []string{"BeginTransaction", "ExecuteSql", "Commit"} {
+		s.AddMethodFault(m, fakespanner.Fault{Err: fakespanner.ErrUnavailable})
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"BeginTransaction", "ExecuteSql", "Commit"} {
+		if n := len(s.RequestsFor(m)); n != 2 {
+			t.Fatalf("%d %s requests, want 2 (one retry)", n, m)
+		}
+	}
+	seq := s.RequestsFor("ExecuteSql")
+	if seq[0].ExecuteSQL().GetSeqno() != seq[1].ExecuteSQL().GetSeqno() {
+		t.Fatal("a retried DML request must keep its sequence number")
 	}
 }
