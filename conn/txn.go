@@ -59,7 +59,8 @@ type txn struct {
 // settings; isolation overrides isolation_level when not unspecified.
 func (c *Conn) newReadWrite(session string, isolation spannerpb.TransactionOptions_IsolationLevel, retryAborts bool) *txn {
 	if isolation == spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED {
-		isolation = isolationProto(c.cfg.IsolationLevel)
+		// dsn validated isolation_level: it maps without error.
+		isolation, _ = isolationFor(c.cfg.IsolationLevel)
 	}
 	t := &txn{
 		c:       c,
@@ -286,15 +287,3 @@ func (x Tx) Commit() error { return x.c.commit(context.Background()) }
 
 // Rollback rolls the transaction back.
 func (x Tx) Rollback() error { return x.c.rollback(context.Background()) }
-
-// isolationProto maps database/sql isolation levels to Spanner's, as
-// go-sql-spanner does. Unsupported levels are refused by BeginTx.
-func isolationProto(l interface{ String() string }) spannerpb.TransactionOptions_IsolationLevel {
-	switch l.String() {
-	case "Serializable":
-		return spannerpb.TransactionOptions_SERIALIZABLE
-	case "Repeatable Read", "Snapshot":
-		return spannerpb.TransactionOptions_REPEATABLE_READ
-	}
-	return spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED
-}
