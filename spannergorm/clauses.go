@@ -108,6 +108,7 @@ func buildInsert(c clause.Clause, b clause.Builder) {
 		}
 		insert.Modifier = modifier
 	}
+	b.WriteString("INSERT ")
 	insert.Build(b)
 }
 
@@ -119,9 +120,9 @@ func conflictModifier(stmt *gorm.Statement, e clause.Expression) (string, error)
 	}
 	switch {
 	case oc.DoNothing:
-		return "INSERT OR IGNORE", nil
+		return "OR IGNORE", nil
 	case oc.UpdateAll:
-		return "INSERT OR UPDATE", nil
+		return "OR UPDATE", nil
 	}
 	return "", ErrOnConflict
 }

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 	"gorm.io/gorm"
 
+	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/driver"
 )
 
@@ -47,7 +48,9 @@ func retryTxOptions(opts []*sql.TxOptions) *sql.TxOptions {
 	if len(opts) > 0 && opts[0] != nil {
 		o = *opts[0]
 	}
-	o.Isolation = driver.WithDisableRetryAborts(o.Isolation)
+	if o.Isolation&sql.IsolationLevel(conn.IsolationDisableRetryAborts) == 0 {
+		o.Isolation = driver.WithDisableRetryAborts(o.Isolation)
+	}
 	return &o
 }
 
