@@ -3,6 +3,8 @@ package spannergorm
 import (
 	"testing"
 
+	"database/sql/driver"
+
 	"github.com/DATA-DOG/go-sqlmock"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -33,3 +35,5 @@ func newMock(t *testing.T, cfg Config) (*gorm.DB, sqlmock.Sqlmock) {
 func countRows(n int) *sqlmock.Rows {
 	return sqlmock.NewRows([]string{"count"}).AddRow(n)
 }
+
+func sqlResult(rows int64) driver.Result { return sqlmock.NewResult(0, rows) }
