@@ -107,8 +107,20 @@ func (c *Conn) commit(ctx context.Context) error {
 	})
 	if err != nil {
 		t.rollbackAfterFailure(ctx)
+		c.noteUnknownOutcome(err)
 	}
 	return err
+}
+
+// noteUnknownOutcome marks the connection for discarding when a commit or
+// rollback failed in a way that leaves open what the server did (the call
+// broke off rather than being refused): database/sql then drops the
+// connection instead of handing it to the next user.
+func (c *Conn) noteUnknownOutcome(err error) {
+	switch status.Code(err) {
+	case codes.Unknown, codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.Internal:
+		c.stateUnknown = true
+	}
 }
 
 // rollback ends the connection's transaction without committing.
@@ -121,5 +133,9 @@ func (c *Conn) rollback(ctx context.Context) error {
 	if t.ctx != nil {
 		ctx = context.WithoutCancel(t.ctx)
 	}
-	return t.rollback(ctx)
+	err := t.rollback(ctx)
+	if err != nil {
+		c.noteUnknownOutcome(err)
+	}
+	return err
 }

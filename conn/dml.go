@@ -109,8 +109,10 @@ func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRe
 }
 
 func (c *Conn) partitionedOnce(ctx context.Context, session string, opts *spannerpb.TransactionOptions, tmpl *spannerpb.ExecuteSqlRequest) (int64, error) {
-	tx, err := c.client.Spanner().BeginTransaction(c.client.SessionContext(ctx, session, true),
-		&spannerpb.BeginTransactionRequest{Session: session, Options: opts, RequestOptions: tmpl.GetRequestOptions()})
+	begin := &spannerpb.BeginTransactionRequest{Session: session, Options: opts, RequestOptions: tmpl.GetRequestOptions()}
+	tx, err := callUnary(c.client.SessionContext(ctx, session, true), func(ctx context.Context) (*spannerpb.Transaction, error) {
+		return c.client.Spanner().BeginTransaction(ctx, begin)
+	})
 	if err != nil {
 		return 0, err
 	}

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/spannerfast/spannerfast/dsn"
 )
@@ -58,7 +59,8 @@ type txn struct {
 // settings; isolation overrides isolation_level when not unspecified.
 func (c *Conn) newReadWrite(session string, isolation spannerpb.TransactionOptions_IsolationLevel, retryAborts bool) *txn {
 	if isolation == spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED {
-		isolation = isolationProto(c.cfg.IsolationLevel)
+		// dsn validated isolation_level: it maps without error.
+		isolation, _ = isolationFor(c.cfg.IsolationLevel)
 	}
 	t := &txn{
 		c:       c,
@@ -159,7 +161,9 @@ func (t *txn) begin(ctx context.Context, mutationKey *spannerpb.Mutation) error 
 		RequestOptions: t.requestOptions(""),
 		MutationKey:    mutationKey,
 	}
-	tx, err := t.c.client.Spanner().BeginTransaction(t.c.client.SessionContext(ctx, t.session, t.leader()), req)
+	tx, err := callUnary(t.c.client.SessionContext(ctx, t.session, t.leader()), func(ctx context.Context) (*spannerpb.Transaction, error) {
+		return t.c.client.Spanner().BeginTransaction(ctx, req)
+	})
 	if err != nil {
 		return err
 	}
@@ -240,10 +244,13 @@ func (t *txn) commitOnce(ctx context.Context) (*spannerpb.CommitResponse, error)
 		req.MaxCommitDelay = durationpb.New(t.commitDelay)
 	}
 	ctx = t.c.client.SessionContext(ctx, t.session, true)
-	resp, err := t.c.client.Spanner().Commit(ctx, req)
+	commit := func(ctx context.Context) (*spannerpb.CommitResponse, error) {
+		return t.c.client.Spanner().Commit(ctx, req)
+	}
+	resp, err := callUnary(ctx, commit)
 	if err == nil && resp.GetPrecommitToken() != nil {
 		req.PrecommitToken = resp.GetPrecommitToken()
-		resp, err = t.c.client.Spanner().Commit(ctx, req)
+		resp, err = callUnary(ctx, commit)
 	}
 	return resp, err
 }
@@ -262,8 +269,10 @@ func (t *txn) rollback(ctx context.Context) error {
 	if t.readOnly || t.id == nil {
 		return nil
 	}
-	_, err := t.c.client.Spanner().Rollback(t.c.client.SessionContext(ctx, t.session, true),
-		&spannerpb.RollbackRequest{Session: t.session, TransactionId: t.id})
+	req := &spannerpb.RollbackRequest{Session: t.session, TransactionId: t.id}
+	_, err := callUnary(t.c.client.SessionContext(ctx, t.session, true), func(ctx context.Context) (*emptypb.Empty, error) {
+		return t.c.client.Spanner().Rollback(ctx, req)
+	})
 	return err
 }
 
@@ -278,15 +287,3 @@ func (x Tx) Commit() error { return x.c.commit(context.Background()) }
 
 // Rollback rolls the transaction back.
 func (x Tx) Rollback() error { return x.c.rollback(context.Background()) }
-
-// isolationProto maps database/sql isolation levels to Spanner's, as
-// go-sql-spanner does. Unsupported levels are refused by BeginTx.
-func isolationProto(l interface{ String() string }) spannerpb.TransactionOptions_IsolationLevel {
-	switch l.String() {
-	case "Serializable":
-		return spannerpb.TransactionOptions_SERIALIZABLE
-	case "Repeatable Read", "Snapshot":
-		return spannerpb.TransactionOptions_REPEATABLE_READ
-	}
-	return spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED
-}

@@ -140,7 +140,9 @@ func (t *txn) runDML(ctx context.Context, s *dmlStatement) ([]int64, *spannerpb.
 		var rs *spannerpb.ResultSet
 		err := t.run(ctx, func(sel *spannerpb.TransactionSelector) ([]byte, error) {
 			req := t.attemptRequest(s.req, sel)
-			out, err := t.c.client.Spanner().ExecuteSql(t.c.client.SessionContext(ctx, t.session, true), req)
+			out, err := callUnary(t.c.client.SessionContext(ctx, t.session, true), func(ctx context.Context) (*spannerpb.ResultSet, error) {
+				return t.c.client.Spanner().ExecuteSql(ctx, req)
+			})
 			if err != nil {
 				return nil, err
 			}
@@ -164,7 +166,9 @@ func (t *txn) runDML(ctx context.Context, s *dmlStatement) ([]int64, *spannerpb.
 			RequestOptions: t.requestOptions(s.tag),
 			LastStatements: t.lastStmt,
 		}
-		resp, err := t.c.client.Spanner().ExecuteBatchDml(t.c.client.SessionContext(ctx, t.session, true), req)
+		resp, err := callUnary(t.c.client.SessionContext(ctx, t.session, true), func(ctx context.Context) (*spannerpb.ExecuteBatchDmlResponse, error) {
+			return t.c.client.Spanner().ExecuteBatchDml(ctx, req)
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -3,8 +3,13 @@ package e2e
 import (
 	"context"
 	"database/sql"
+	sqldriver "database/sql/driver"
 	"errors"
+	"fmt"
+	"io"
+	"sync"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -213,5 +218,553 @@ func TestFakeAbortReplay(t *testing.T) {
 		if n := len(s.RequestsFor("ExecuteStreamingSql")); n != 2 {
 			t.Fatalf("%d query requests, want 2 (the replay)", n)
 		}
+	}
+}
+
+// TestFakeInlineBeginFallback: when the statement that was to begin the
+// transaction fails, the transaction begins with BeginTransaction and the
+// statement runs again with the new id.
+func TestFakeInlineBeginFallback(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	s.AddResult(txnQuery, &fakespanner.Result{ResultSet: stringRows("a", "b"),
+		Faults: []fakespanner.Fault{{Err: status.Error(codes.FailedPrecondition, "first attempt fails")}}})
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readStrings(t, mustQuery(t, tx, txnQuery)); len(got) != 2 {
+		t.Fatalf("rows %v", got)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	streams := s.RequestsFor("ExecuteStreamingSql")
+	begins := s.RequestsFor("BeginTransaction")
+	if len(streams) != 2 || len(begins) != 1 {
+		t.Fatalf("%d streams and %d BeginTransaction, want 2 and 1", len(streams), len(begins))
+	}
+	if streams[0].ExecuteSQL().GetTransaction().GetBegin() == nil || len(streams[1].ExecuteSQL().GetTransaction().GetId()) == 0 {
+		t.Fatalf("selectors %v then %v, want inline begin then the explicit id", streams[0].ExecuteSQL().GetTransaction(), streams[1].ExecuteSQL().GetTransaction())
+	}
+	if begins[0].Message.(*spannerpb.BeginTransactionRequest).GetOptions().GetReadWrite() == nil {
+		t.Fatal("explicit BeginTransaction is not read-write")
+	}
+}
+
+// TestFakeExplicitBegin: begin_transaction_option=EXPLICIT begins with
+// BeginTransaction before the first statement.
+func TestFakeExplicitBegin(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t, "begin_transaction_option=EXPLICIT")
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	execs := s.RequestsFor("ExecuteSql")
+	if len(s.RequestsFor("BeginTransaction")) != 1 || len(execs) != 1 || len(execs[0].ExecuteSQL().GetTransaction().GetId()) == 0 {
+		t.Fatalf("want one BeginTransaction and the DML by id; got %d begins, selector %v", len(s.RequestsFor("BeginTransaction")), execs[0].ExecuteSQL().GetTransaction())
+	}
+}
+
+// TestFakeReadOnlyTransaction: a read-only transaction begins inline at the
+// connection's staleness, asks for its read timestamp, reuses its id, sends
+// nothing at commit, and refuses DML without sending it.
+func TestFakeReadOnlyTransaction(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t, "read_only_staleness=EXACT_STALENESS 10s")
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tx, err := c.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readStrings(t, mustQuery(t, tx, txnQuery))
+	readStrings(t, mustQuery(t, tx, txnQuery))
+	if _, err := tx.ExecContext(ctx, txnUpdate); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("DML in a read-only transaction: %v, want FailedPrecondition", err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	streams := s.RequestsFor("ExecuteStreamingSql")
+	ro := streams[0].ExecuteSQL().GetTransaction().GetBegin().GetReadOnly()
+	if ro.GetExactStaleness().AsDuration().Seconds() != 10 || !ro.GetReturnReadTimestamp() {
+		t.Fatalf("first query's begin %v, want exact staleness 10s with the read timestamp", ro)
+	}
+	if len(streams[1].ExecuteSQL().GetTransaction().GetId()) == 0 {
+		t.Fatalf("second query's selector %v, want the id", streams[1].ExecuteSQL().GetTransaction())
+	}
+	if n := len(s.RequestsFor("Commit")) + len(s.RequestsFor("Rollback")) + len(s.RequestsFor("ExecuteSql")); n != 0 {
+		t.Fatalf("%d Commit/Rollback/ExecuteSql requests for a read-only transaction", n)
+	}
+	var ts time.Time
+	if err := c.QueryRowContext(ctx, "SHOW VARIABLE read_timestamp").Scan(&ts); err != nil || !ts.Equal(fakespanner.ReadTimestamp) {
+		t.Fatalf("read_timestamp = %v, %v; want %v", ts, err, fakespanner.ReadTimestamp)
+	}
+	// Max staleness is for single queries only.
+	if _, err := c.ExecContext(ctx, "SET READ_ONLY_STALENESS = 'MAX_STALENESS 10s'"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("read-only transaction at max staleness: %v, want InvalidArgument", err)
+	}
+}
+
+// TestFakeAbortAtEveryStatement: an abort at any statement or at the commit
+// replays the transaction; with identical results it commits and the
+// application sees each row once, with a changed result it fails with
+// ErrAbortedDueToConcurrentModification.
+func TestFakeAbortAtEveryStatement(t *testing.T) {
+	ctx := context.Background()
+	aborted := fakespanner.WithRetryDelay(codes.Aborted, "aborted", time.Millisecond)
+	type where struct {
+		name  string
+		setup func(s *fakespanner.Server)
+	}
+	places := []where{
+		{"query start", func(s *fakespanner.Server) {
+			s.AddResult(txnQuery, &fakespanner.Result{ResultSet: stringRows("a", "b"), Split: fakespanner.SplitOptions{MaxValues: 1},
+				Faults: []fakespanner.Fault{{Err: aborted}}})
+		}},
+		{"query middle", func(s *fakespanner.Server) {
+			s.AddResult(txnQuery, &fakespanner.Result{ResultSet: stringRows("a", "b"), Split: fakespanner.SplitOptions{MaxValues: 1},
+				Faults: []fakespanner.Fault{{AfterMessage: 1, Err: aborted}}})
+		}},
+		{"DML", func(s *fakespanner.Server) { s.AddMethodFault("ExecuteSql", fakespanner.Fault{Err: aborted}) }},
+		{"commit", func(s *fakespanner.Server) { s.AddMethodFault("Commit", fakespanner.Fault{Err: aborted}) }},
+	}
+	for _, p := range places {
+		for _, changed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/changed=%v", p.name, changed), func(t *testing.T) {
+				s, db := startTxnFake(t)
+				tx, err := db.BeginTx(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := tx.ExecContext(ctx, txnInsert)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if changed {
+					// Whatever is replayed now sees another count.
+					s.AddResult(txnInsert, fakespanner.DML(2))
+				}
+				p.setup(s)
+				rows, qerr := tx.QueryContext(ctx, txnQuery)
+				var got []string
+				var rerr error
+				if qerr == nil {
+					for rows.Next() {
+						var v string
+						rows.Scan(&v)
+						got = append(got, v)
+					}
+					rerr = rows.Err()
+					rows.Close()
+				}
+				_, derr := tx.ExecContext(ctx, txnUpdate)
+				cerr := tx.Commit()
+				first := errors.Join(qerr, rerr, derr, cerr)
+				if changed {
+					if !errors.Is(first, sfdriver.ErrAbortedDueToConcurrentModification) {
+						t.Fatalf("changed data: errors %v, want ErrAbortedDueToConcurrentModification", first)
+					}
+					return
+				}
+				if first != nil {
+					t.Fatalf("same data: %v", first)
+				}
+				if n, _ := res.RowsAffected(); n != 1 || fmt.Sprint(got) != "[a b]" {
+					t.Fatalf("rows %v, count %d; want [a b] and 1", got, n)
+				}
+				if n := len(s.RequestsFor("Commit")); n != 1+btoi(p.name == "commit") {
+					t.Fatalf("%d Commit requests", n)
+				}
+			})
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestFakeDisableRetryAborts: WithDisableRetryAborts and
+// retry_aborts_internally=false give the application the abort.
+func TestFakeDisableRetryAborts(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		props []string
+		opts  *sql.TxOptions
+	}{
+		{nil, &sql.TxOptions{Isolation: sfdriver.WithDisableRetryAborts(sql.LevelSerializable)}},
+		{[]string{"retry_aborts_internally=false"}, nil},
+	} {
+		s, db := startTxnFake(t, c.props...)
+		s.AddMethodFault("Commit", fakespanner.Fault{Err: status.Error(codes.Aborted, "aborted")})
+		tx, err := db.BeginTx(ctx, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); status.Code(err) != codes.Aborted {
+			t.Fatalf("%v: Commit = %v, want Aborted", c.props, err)
+		}
+		if n := len(s.RequestsFor("ExecuteSql")); n != 1 {
+			t.Fatalf("%d DML requests, want 1 (no replay)", n)
+		}
+		if c.opts != nil {
+			iso := s.RequestsFor("ExecuteSql")[0].ExecuteSQL().GetTransaction().GetBegin().GetIsolationLevel()
+			if iso != spannerpb.TransactionOptions_SERIALIZABLE {
+				t.Fatalf("isolation %v, want SERIALIZABLE", iso)
+			}
+		}
+	}
+}
+
+// TestFakeRunTransaction: RunTransaction runs the function again when the
+// commit is aborted, without the driver's own replay.
+func TestFakeRunTransaction(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.WithRetryDelay(codes.Aborted, "aborted", time.Millisecond)})
+	calls := 0
+	err := sfdriver.RunTransaction(ctx, db, nil, func(ctx context.Context, tx *sql.Tx) error {
+		calls++
+		_, err := tx.ExecContext(ctx, txnUpdate)
+		return err
+	})
+	if err != nil || calls != 2 {
+		t.Fatalf("RunTransaction = %v after %d calls, want success after 2", err, calls)
+	}
+	if n := len(s.RequestsFor("Commit")); n != 2 {
+		t.Fatalf("%d commits, want 2", n)
+	}
+	// An error from the function rolls back and is returned as is.
+	rollbacks := len(s.RequestsFor("Rollback"))
+	boom := errors.New("boom")
+	err = sfdriver.RunTransaction(ctx, db, nil, func(ctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+			return err
+		}
+		return boom
+	})
+	if n := len(s.RequestsFor("Rollback")) - rollbacks; !errors.Is(err, boom) || n != 1 {
+		t.Fatalf("RunTransaction = %v with %d rollbacks, want boom and 1 rollback", err, n)
+	}
+}
+
+// TestFakeCommitPrecommitRetry: a commit answered with a newer precommit
+// token is sent again with it.
+func TestFakeCommitPrecommitRetry(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	s.SetCommitRetries(1)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	commits := s.RequestsFor("Commit")
+	if len(commits) != 2 {
+		t.Fatalf("%d commits, want 2", len(commits))
+	}
+	a := commits[0].Message.(*spannerpb.CommitRequest).GetPrecommitToken().GetSeqNum()
+	b := commits[1].Message.(*spannerpb.CommitRequest).GetPrecommitToken().GetSeqNum()
+	if b <= a {
+		t.Fatalf("second commit's token seq %d, first %d: want the newer token", b, a)
+	}
+}
+
+// TestFakePartitionedDML: autocommit_dml_mode=PARTITIONED_NON_ATOMIC runs
+// DML in a partitioned transaction and reports its row count.
+func TestFakePartitionedDML(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t, "autocommit_dml_mode=PARTITIONED_NON_ATOMIC")
+	res, err := db.ExecContext(ctx, txnUpdate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n != 3 {
+		t.Fatalf("RowsAffected = %d, want 3", n)
+	}
+	begins := s.RequestsFor("BeginTransaction")
+	streams := s.RequestsFor("ExecuteStreamingSql")
+	if len(begins) != 1 || begins[0].Message.(*spannerpb.BeginTransactionRequest).GetOptions().GetPartitionedDml() == nil {
+		t.Fatalf("BeginTransaction requests %v, want one partitioned_dml", begins)
+	}
+	if len(streams) != 1 || len(streams[0].ExecuteSQL().GetTransaction().GetId()) == 0 || len(s.RequestsFor("Commit")) != 0 {
+		t.Fatalf("want the DML streamed by transaction id and no commit")
+	}
+}
+
+// TestFakeThenReturn: DML with THEN RETURN through QueryContext returns its
+// rows after committing; through ExecContext one INT64 column is
+// LastInsertId, anything else is refused and not committed.
+func TestFakeThenReturn(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	ret := func(sql string, vals ...string) {
+		rs := &spannerpb.ResultSet{Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: []*spannerpb.StructType_Field{
+			{Name: "id", Type: typ(spannerpb.TypeCode_INT64)},
+		}}}, Stats: &spannerpb.ResultSetStats{RowCount: &spannerpb.ResultSetStats_RowCountExact{RowCountExact: int64(len(vals))}}}
+		for _, v := range vals {
+			rs.Rows = append(rs.Rows, &structpb.ListValue{Values: []*structpb.Value{str(v)}})
+		}
+		s.AddResult(sql, &fakespanner.Result{ResultSet: rs})
+	}
+	ret("INSERT INTO t (s) VALUES ('a'), ('b') THEN RETURN id", "7", "8")
+	ret("INSERT INTO t (s) VALUES ('c') THEN RETURN id", "9")
+	ret("UPDATE t SET s = 'd' WHERE true THEN RETURN id", "9")
+
+	rows := mustQuery(t, db, "INSERT INTO t (s) VALUES ('a'), ('b') THEN RETURN id")
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		rows.Scan(&id)
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if fmt.Sprint(ids) != "[7 8]" || len(s.RequestsFor("Commit")) != 1 {
+		t.Fatalf("ids %v with %d commits, want [7 8] and 1", ids, len(s.RequestsFor("Commit")))
+	}
+	res, err := db.ExecContext(ctx, "INSERT INTO t (s) VALUES ('c') THEN RETURN id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := res.LastInsertId(); id != 9 || err != nil {
+		t.Fatalf("LastInsertId = %d, %v; want 9", id, err)
+	}
+	if _, err := db.ExecContext(ctx, "UPDATE t SET s = 'd' WHERE true THEN RETURN id"); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("ExecContext of UPDATE ... THEN RETURN: %v, want FailedPrecondition", err)
+	}
+	if n := len(s.RequestsFor("Commit")); n != 2 {
+		t.Fatalf("%d commits, want 2: the refused UPDATE must not commit", n)
+	}
+	if res, _ := db.ExecContext(ctx, txnUpdate); res != nil {
+		if _, err := res.LastInsertId(); status.Code(err) != codes.FailedPrecondition {
+			t.Fatalf("LastInsertId without THEN RETURN: %v", err)
+		}
+	}
+}
+
+// TestFakeConcurrentTransactions: many goroutines run transactions on one
+// *sql.DB; every commit carries its own transaction's id.
+func TestFakeConcurrentTransactions(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	db.SetMaxOpenConns(4)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := 0; g < 16; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 5; i++ {
+				err := sfdriver.RunTransaction(ctx, db, nil, func(ctx context.Context, tx *sql.Tx) error {
+					rows, err := tx.QueryContext(ctx, txnQuery)
+					if err != nil {
+						return err
+					}
+					for rows.Next() {
+					}
+					rows.Close()
+					_, err = tx.ExecContext(ctx, txnUpdate)
+					return err
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if n := len(s.RequestsFor("Commit")); n != 80 {
+		t.Fatalf("%d commits, want 80", n)
+	}
+}
+
+// TestFakeOpenTransactionNotReused: a connection with an open read-write
+// transaction is not valid for the pool, and ResetSession rolls the
+// transaction back before anyone else gets the connection.
+func TestFakeOpenTransactionNotReused(t *testing.T) {
+	ctx := context.Background()
+	s, _ := startTxnFake(t)
+	connector, err := (&sfdriver.Driver{}).OpenConnector(fakeDSN(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer connector.(io.Closer).Close()
+	dc, err := connector.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	if _, err := dc.(sqldriver.ConnBeginTx).BeginTx(ctx, sqldriver.TxOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dc.(sqldriver.ExecerContext).ExecContext(ctx, txnUpdate, nil); err != nil {
+		t.Fatal(err)
+	}
+	if dc.(sqldriver.Validator).IsValid() {
+		t.Fatal("IsValid true with an open read-write transaction")
+	}
+	if err := dc.(sqldriver.SessionResetter).ResetSession(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rb := s.RequestsFor("Rollback")
+	if len(rb) != 1 || len(rb[0].Message.(*spannerpb.RollbackRequest).GetTransactionId()) == 0 {
+		t.Fatalf("ResetSession sent %d Rollback requests, want 1 for the transaction", len(rb))
+	}
+	if !dc.(sqldriver.Validator).IsValid() {
+		t.Fatal("IsValid false after ResetSession ended the transaction")
+	}
+	// The next user starts outside any transaction: DML commits on its own.
+	if _, err := dc.(sqldriver.ExecerContext).ExecContext(ctx, txnUpdate, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.RequestsFor("Commit")); n != 1 {
+		t.Fatalf("%d commits, want 1 (autocommit after the reset)", n)
+	}
+}
+
+// TestFakeUnknownCommitOutcomeDiscardsConnection: a commit that keeps
+// breaking off (UNAVAILABLE: did it commit?) is retried a bounded number of
+// times, then leaves the connection out of the pool.
+func TestFakeUnknownCommitOutcomeDiscardsConnection(t *testing.T) {
+	ctx := context.Background()
+	s, _ := startTxnFake(t)
+	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.ErrUnavailable, Times: -1})
+	connector, err := (&sfdriver.Driver{}).OpenConnector(fakeDSN(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer connector.(io.Closer).Close()
+	dc, err := connector.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dc.Close()
+	tx, err := dc.(sqldriver.ConnBeginTx).BeginTx(ctx, sqldriver.TxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dc.(sqldriver.ExecerContext).ExecContext(ctx, txnUpdate, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); status.Code(err) != codes.Unavailable {
+		t.Fatalf("Commit = %v, want Unavailable", err)
+	}
+	if n := len(s.RequestsFor("Commit")); n < 2 {
+		t.Fatalf("%d Commit attempts, want retries", n)
+	}
+	if dc.(sqldriver.Validator).IsValid() {
+		t.Fatal("IsValid true after a commit whose outcome is unknown")
+	}
+	if err := dc.(sqldriver.SessionResetter).ResetSession(ctx); !errors.Is(err, sqldriver.ErrBadConn) {
+		t.Fatalf("ResetSession = %v, want driver.ErrBadConn", err)
+	}
+}
+
+// TestFakeTransactionOptions: the connection's transaction settings reach
+// the requests they belong to.
+func TestFakeTransactionOptions(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t, "isolation_level=SERIALIZABLE", "read_lock_mode=OPTIMISTIC", "max_commit_delay=100ms",
+		"return_commit_stats=true", "exclude_txn_from_change_streams=true", "commit_priority=HIGH", "rpc_priority=LOW")
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "SET STATEMENT_TAG = 'st'"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := c.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	req := s.RequestsFor("ExecuteSql")[0].ExecuteSQL()
+	begin := req.GetTransaction().GetBegin()
+	if begin.GetIsolationLevel() != spannerpb.TransactionOptions_REPEATABLE_READ ||
+		begin.GetReadWrite().GetReadLockMode() != spannerpb.TransactionOptions_ReadWrite_OPTIMISTIC ||
+		!begin.GetExcludeTxnFromChangeStreams() {
+		t.Fatalf("begin options %v", begin)
+	}
+	if ro := req.GetRequestOptions(); ro.GetRequestTag() != "st" || ro.GetPriority() != spannerpb.RequestOptions_PRIORITY_LOW {
+		t.Fatalf("statement request options %v", ro)
+	}
+	cr := s.RequestsFor("Commit")[0].Message.(*spannerpb.CommitRequest)
+	if cr.GetMaxCommitDelay().AsDuration().Milliseconds() != 100 || !cr.GetReturnCommitStats() ||
+		cr.GetRequestOptions().GetPriority() != spannerpb.RequestOptions_PRIORITY_HIGH {
+		t.Fatalf("commit request %v", cr)
+	}
+	var resp string
+	if err := c.QueryRowContext(ctx, "SHOW VARIABLE commit_response").Scan(&resp); err != nil || resp == "" {
+		t.Fatalf("commit_response = %q, %v", resp, err)
+	}
+	// Isolation levels Spanner does not have are refused.
+	if _, err := c.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelReadCommitted}); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("READ COMMITTED: %v, want InvalidArgument", err)
+	}
+}
+
+// TestFakeTransientWriteFailuresRetried: UNAVAILABLE from DML, BeginTransaction
+// and Commit is retried; the transaction commits once.
+func TestFakeTransientWriteFailuresRetried(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t, "begin_transaction_option=EXPLICIT")
+	for _, m := range []string{"BeginTransaction", "ExecuteSql", "Commit"} {
+		s.AddMethodFault(m, fakespanner.Fault{Err: fakespanner.ErrUnavailable})
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"BeginTransaction", "ExecuteSql", "Commit"} {
+		if n := len(s.RequestsFor(m)); n != 2 {
+			t.Fatalf("%d %s requests, want 2 (one retry)", n, m)
+		}
+	}
+	seq := s.RequestsFor("ExecuteSql")
+	if seq[0].ExecuteSQL().GetSeqno() != seq[1].ExecuteSQL().GetSeqno() {
+		t.Fatal("a retried DML request must keep its sequence number")
 	}
 }

@@ -3,6 +3,7 @@ package spannerfasttest
 import (
 	"context"
 	"sync"
+	"time"
 
 	lropb "cloud.google.com/go/longrunning/autogen/longrunningpb"
 	adminpb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
@@ -17,9 +18,12 @@ import (
 type adminService struct {
 	adminpb.UnimplementedDatabaseAdminServer
 	lropb.UnimplementedOperationsServer
-	engine adminpb.DatabaseAdminClient
-	ops    lropb.OperationsClient
-	schema *schemaNotes
+	engine  adminpb.DatabaseAdminClient
+	ops     lropb.OperationsClient
+	schema  *schemaNotes
+	catalog *catalog
+
+	ddlMu sync.Mutex // one DDL request at a time, so the catalog follows the engine
 }
 
 func (a *adminService) GetDatabase(ctx context.Context, req *adminpb.GetDatabaseRequest) (*adminpb.Database, error) {
@@ -30,10 +34,50 @@ func (a *adminService) GetDatabaseDdl(ctx context.Context, req *adminpb.GetDatab
 	return a.engine.GetDatabaseDdl(ctx, req)
 }
 
+// UpdateDatabaseDdl applies the statements one at a time on the engine,
+// waiting for each, so that the catalog records exactly those the engine
+// applied: as on Spanner, the statements before a failing one stay
+// applied. The answer is the last engine operation, already done.
 func (a *adminService) UpdateDatabaseDdl(ctx context.Context, req *adminpb.UpdateDatabaseDdlRequest) (*lropb.Operation, error) {
+	var stmts []spansql.DDLStmt
+	for _, sql := range req.GetStatements() {
+		stmt, err := spansql.ParseDDLStmt(sql)
+		if err != nil {
+			return a.engine.UpdateDatabaseDdl(ctx, req) // the engine rejects the request as a whole
+		}
+		stmts = append(stmts, stmt)
+	}
+	if len(stmts) == 0 {
+		return a.engine.UpdateDatabaseDdl(ctx, req)
+	}
+	a.ddlMu.Lock()
+	defer a.ddlMu.Unlock()
+	var op *lropb.Operation
+	for i, stmt := range stmts {
+		one := &adminpb.UpdateDatabaseDdlRequest{Database: req.GetDatabase(), Statements: req.GetStatements()[i : i+1]}
+		var err error
+		if op, err = a.runDDL(ctx, one); err != nil {
+			return nil, err
+		}
+		if op.GetError() != nil {
+			break
+		}
+		a.schema.note(one.GetStatements())
+		a.catalog.apply(stmt)
+	}
+	return op, nil
+}
+
+// runDDL sends one request to the engine and waits until it is done.
+func (a *adminService) runDDL(ctx context.Context, req *adminpb.UpdateDatabaseDdlRequest) (*lropb.Operation, error) {
 	op, err := a.engine.UpdateDatabaseDdl(ctx, req)
-	if err == nil {
-		a.schema.note(req.GetStatements())
+	for err == nil && !op.GetDone() {
+		select {
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-time.After(time.Millisecond):
+		}
+		op, err = a.ops.GetOperation(ctx, &lropb.GetOperationRequest{Name: op.GetName()})
 	}
 	return op, err
 }

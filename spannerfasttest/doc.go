@@ -40,6 +40,46 @@
 // partition covering everything. BatchWrite applies each mutation group
 // atomically and reports a status per group.
 //
+// # INFORMATION_SCHEMA
+//
+// Queries naming INFORMATION_SCHEMA.TABLES, COLUMNS, INDEXES,
+// INDEX_COLUMNS or TABLE_CONSTRAINTS are answered here, from a catalog of
+// the DDL statements the engine applied (UpdateDatabaseDdl runs them one at
+// a time, so a batch failing part way keeps the statements before the
+// failure, as on Spanner). Rows carry Spanner's columns, in its order and
+// spelling: TABLE_CATALOG and TABLE_SCHEMA empty; columns in declared order
+// with ORDINAL_POSITION from 1, SPANNER_TYPE such as STRING(MAX), INT64 or
+// ARRAY<STRING(MAX)>, IS_NULLABLE YES/NO, COLUMN_DEFAULT and
+// GENERATION_EXPRESSION as spansql prints them; PARENT_TABLE_NAME and
+// ON_DELETE_ACTION for interleaved tables; an index row of type INDEX per
+// secondary index (IS_UNIQUE, IS_NULL_FILTERED, INDEX_STATE READ_WRITE,
+// PARENT_TABLE_NAME of INTERLEAVE IN, else empty) and one named PRIMARY_KEY per
+// table; INDEX_COLUMNS with key columns (ordinal, ASC/DESC) and STORING
+// columns (NULL ordinal and ordering); constraints PK_<table>,
+// CK_IS_NOT_NULL_<table>_<column>, CHECK and FOREIGN KEY. ALTER TABLE
+// (ADD/DROP/ALTER COLUMN, ADD/DROP CONSTRAINT), DROP INDEX, DROP TABLE and
+// views (TABLES rows of type VIEW) are followed.
+//
+// The evaluator covers the shapes ORM migrators send (GORM with
+// go-gorm-spanner): SELECT lists of columns (alias.column), literals,
+// parameters, comparisons, LIKE, BETWEEN, IN lists, AND/OR/NOT (three-valued),
+// IS [NOT] NULL/TRUE/FALSE, IF, COALESCE, IFNULL, REGEXP_REPLACE,
+// REGEXP_EXTRACT, REPLACE, UPPER, LOWER, CONCAT, STARTS_WITH, [SAFE_]CAST to
+// INT64 or STRING, COUNT(*) and COUNT(expr) without GROUP BY, and correlated
+// scalar subqueries; FROM one table or INNER, LEFT and CROSS joins with ON or
+// USING; table aliases with or without AS; a trailing comma before FROM;
+// WHERE, ORDER BY (columns or select-list aliases), LIMIT and OFFSET. Any
+// other shape, other INFORMATION_SCHEMA tables (SCHEMATA, KEY_COLUMN_USAGE,
+// REFERENTIAL_CONSTRAINTS, ...) and queries mixing INFORMATION_SCHEMA with
+// user tables get Unimplemented naming what is missing. As on Spanner, these
+// queries are refused in read-write transactions (InvalidArgument).
+// Differences from Spanner: rows describing INFORMATION_SCHEMA and
+// SPANNER_SYS themselves are not listed; the backing indexes Spanner creates
+// for foreign keys (and their UNIQUE constraints) are not listed; unnamed
+// CHECK and FOREIGN KEY constraints get names of the form CK_<table>_<n> and
+// FK_<table>_<n>, not Spanner's generated ones; rows come in schema order
+// when the query has no ORDER BY (Spanner promises no order).
+//
 // # Translates
 //
 // Every DML statement runs as mutations committed atomically on the engine,
@@ -90,7 +130,7 @@
 //     way, the server puts back the rows it had read before the write.
 //   - Queries run on spannertest's evaluator, with its gaps: results only of
 //     the types BOOL, INT64, FLOAT64, STRING, BYTES, DATE, TIMESTAMP and
-//     UUID (and arrays of them); no INFORMATION_SCHEMA; not every function;
+//     UUID (and arrays of them); not every function;
 //     untyped parameters in queries are STRING. Streams send one row per
 //     message, without resume tokens or chunked values.
 //   - Identifiers are matched case-insensitively in DML; spansql rules

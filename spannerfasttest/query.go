@@ -71,6 +71,12 @@ func (s *service) streamQuery(ctx context.Context, req *spannerpb.ExecuteSqlRequ
 	if len(req.GetPartitionToken()) > 0 && string(req.GetPartitionToken()) != singlePartition {
 		return invalid("unknown partition token %q", req.GetPartitionToken())
 	}
+	if p, handled, err := s.infoSchemaQuery(req, sel); handled {
+		if err != nil {
+			return err
+		}
+		return s.relay(sel, oneMessage(p), send)
+	}
 	params, types, err := fixParams(req.GetParams(), req.GetParamTypes())
 	if err != nil {
 		return err
@@ -81,6 +87,18 @@ func (s *service) streamQuery(ctx context.Context, req *spannerpb.ExecuteSqlRequ
 		return err
 	}
 	return s.relay(sel, st.Recv, send)
+}
+
+// oneMessage is a stream of a single message.
+func oneMessage(p *spannerpb.PartialResultSet) func() (*spannerpb.PartialResultSet, error) {
+	return func() (*spannerpb.PartialResultSet, error) {
+		if p == nil {
+			return nil, io.EOF
+		}
+		out := p
+		p = nil
+		return out, nil
+	}
 }
 
 // relay forwards an engine stream one message behind, so the last message

@@ -61,8 +61,8 @@ func Start() (*Server, error) {
 		lis:    lis,
 		path:   fmt.Sprintf("projects/%s/instances/%s/databases/%s", Project, Instance, Database),
 	}
-	s.admin = &adminService{engine: adminpb.NewDatabaseAdminClient(conn), ops: lropb.NewOperationsClient(conn), schema: newSchemaNotes()}
-	s.svc = newService(spannerpb.NewSpannerClient(conn), adminpb.NewDatabaseAdminClient(conn), s.path, s.admin.schema)
+	s.admin = &adminService{engine: adminpb.NewDatabaseAdminClient(conn), ops: lropb.NewOperationsClient(conn), schema: newSchemaNotes(), catalog: newCatalog()}
+	s.svc = newService(spannerpb.NewSpannerClient(conn), adminpb.NewDatabaseAdminClient(conn), s.path, s.admin.schema, s.admin.catalog)
 	spannerpb.RegisterSpannerServer(s.grpc, s.svc)
 	adminpb.RegisterDatabaseAdminServer(s.grpc, s.admin)
 	lropb.RegisterOperationsServer(s.grpc, s.admin)

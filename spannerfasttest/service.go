@@ -28,6 +28,7 @@ type service struct {
 	admin    adminpb.DatabaseAdminClient
 	database string
 	notes    *schemaNotes
+	catalog  *catalog
 
 	mu       sync.Mutex
 	sessions map[string]*session // by full name
@@ -78,9 +79,9 @@ type txn struct {
 	batch    map[int64]*spannerpb.ExecuteBatchDmlResponse
 }
 
-func newService(engine spannerpb.SpannerClient, admin adminpb.DatabaseAdminClient, database string, notes *schemaNotes) *service {
+func newService(engine spannerpb.SpannerClient, admin adminpb.DatabaseAdminClient, database string, notes *schemaNotes, cat *catalog) *service {
 	return &service{
-		engine: engine, admin: admin, database: database, notes: notes,
+		engine: engine, admin: admin, database: database, notes: notes, catalog: cat,
 		sessions: map[string]*session{}, txs: map[string]*txn{},
 	}
 }

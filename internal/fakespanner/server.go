@@ -32,16 +32,17 @@ type Server struct {
 	serveDone chan struct{}
 	closeOnce sync.Once
 
-	mu           sync.Mutex
-	lis          net.Listener
-	scripts      map[string]*script
-	fallback     func(*spannerpb.ExecuteSqlRequest) *Result
-	recording    bool
-	requests     []Request
-	sessions     map[string]*spannerpb.Session
-	txns         map[string]*txn
-	methodFaults map[string][]*faultState
-	nextID       int
+	mu            sync.Mutex
+	lis           net.Listener
+	scripts       map[string]*script
+	fallback      func(*spannerpb.ExecuteSqlRequest) *Result
+	recording     bool
+	requests      []Request
+	sessions      map[string]*spannerpb.Session
+	txns          map[string]*txn
+	methodFaults  map[string][]*faultState
+	nextID        int
+	commitRetries int
 }
 
 // Request is one recorded RPC request.

@@ -218,6 +218,20 @@ func (s *Server) Commit(_ context.Context, req *spannerpb.CommitRequest) (*spann
 		if !t.readWrite {
 			return nil, status.Error(codes.FailedPrecondition, "fakespanner: Commit of a read-only transaction")
 		}
+		// Like Spanner, a read-write transaction on a multiplexed session
+		// commits only with the latest precommit token it was given.
+		if t.seq > 0 && req.GetPrecommitToken().GetSeqNum() != t.seq {
+			return nil, status.Errorf(codes.FailedPrecondition,
+				"fakespanner: Commit with precommit token %v, want the latest (seq %d)", req.GetPrecommitToken(), t.seq)
+		}
+		if s.commitRetries > 0 {
+			// Spanner may answer a commit with a newer token to commit
+			// with instead.
+			s.commitRetries--
+			return &spannerpb.CommitResponse{MultiplexedSessionRetry: &spannerpb.CommitResponse_PrecommitToken{
+				PrecommitToken: s.precommitLocked(t),
+			}}, nil
+		}
 		t.done = true
 	case *spannerpb.CommitRequest_SingleUseTransaction:
 		if tx.SingleUseTransaction.GetReadWrite() == nil {
@@ -231,6 +245,15 @@ func (s *Server) Commit(_ context.Context, req *spannerpb.CommitRequest) (*spann
 		resp.CommitStats = &spannerpb.CommitResponse_CommitStats{MutationCount: int64(len(req.GetMutations()))}
 	}
 	return resp, nil
+}
+
+// SetCommitRetries makes the next n commits of read-write transactions
+// answer with a newer precommit token (CommitResponse's
+// multiplexed_session_retry) instead of committing, as Spanner may.
+func (s *Server) SetCommitRetries(n int) {
+	s.mu.Lock()
+	s.commitRetries = n
+	s.mu.Unlock()
 }
 
 // Rollback ends a transaction. Like Spanner it returns OK also for an

@@ -1,0 +1,28 @@
+package conn
+
+import "context"
+
+// maxUnaryAttempts bounds the attempts of one unary call. Streams retry for
+// as long as their context allows (they make progress); a unary call that
+// keeps failing with a transient error is given up after this many tries,
+// so a call without a deadline (Tx.Commit has no context) cannot spin.
+const maxUnaryAttempts = 8
+
+// callUnary runs a unary Spanner RPC, retrying its transient failures
+// (UNAVAILABLE, the retryable INTERNAL errors, RESOURCE_EXHAUSTED with a
+// retry delay: the stream rules of retry.go) with the same backoff, as the
+// official client's generated stubs do for these methods. Retrying is safe
+// for every call it wraps: DML carries a sequence number that Spanner
+// applies once, and a commit or rollback names its transaction.
+func callUnary[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
+	var bo backoff
+	for attempt := 1; ; attempt++ {
+		out, err := call(ctx)
+		if err == nil || attempt >= maxUnaryAttempts {
+			return out, err
+		}
+		if perr := bo.pause(ctx, sleepCtx, err); perr != nil {
+			return out, perr
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package spannergorm
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// clauseBuilders replace GORM's renderings where GoogleSQL differs.
+var clauseBuilders = map[string]clause.ClauseBuilder{
+	"INSERT":    buildInsert,
+	"RETURNING": buildReturning,
+	"LIMIT":     buildLimit,
+}
+
+// splitDotted splits a qualified name on the dots outside backticks.
+func splitDotted(s string) []string {
+	var parts []string
+	quoted, start := false, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '`':
+			quoted = !quoted
+		case '.':
+			if !quoted {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, s[start:])
+}
+
+// escapeIdent returns the text between the backticks of a quoted
+// identifier: surrounding backticks are dropped and inner ones escaped.
+func escapeIdent(part string) string {
+	if len(part) >= 2 && part[0] == '`' && part[len(part)-1] == '`' {
+		part = part[1 : len(part)-1]
+	}
+	return strings.ReplaceAll(part, "`", "\\`")
+}
+
+// buildReturning renders RETURNING as GoogleSQL's THEN RETURN; GORM reads
+// its rows through QueryContext.
+func buildReturning(c clause.Clause, b clause.Builder) {
+	r, _ := c.Expression.(clause.Returning)
+	b.WriteString("THEN RETURN ")
+	if len(r.Columns) == 0 {
+		b.WriteByte('*')
+		return
+	}
+	for i, col := range r.Columns {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteQuoted(col)
+	}
+}
+
+// buildLimit renders LIMIT and OFFSET; GoogleSQL has no OFFSET without
+// LIMIT, so an offset alone gets the largest limit.
+func buildLimit(c clause.Clause, b clause.Builder) {
+	l, _ := c.Expression.(clause.Limit)
+	limit := -1
+	if l.Limit != nil && *l.Limit >= 0 {
+		limit = *l.Limit
+	}
+	if limit < 0 && l.Offset <= 0 {
+		return
+	}
+	b.WriteString("LIMIT ")
+	if limit < 0 {
+		b.WriteString(strconv.FormatInt(math.MaxInt64, 10))
+	} else {
+		b.WriteString(strconv.Itoa(limit))
+	}
+	if l.Offset > 0 {
+		b.WriteString(" OFFSET ")
+		b.WriteString(strconv.Itoa(l.Offset))
+	}
+}
+
+// ErrOnConflict is the error of an OnConflict clause that Spanner cannot
+// express: only UpdateAll (INSERT OR UPDATE) and DoNothing (INSERT OR
+// IGNORE) on the primary key exist.
+var ErrOnConflict = status.Error(codes.Unimplemented,
+	"spannergorm: OnConflict supports only UpdateAll or DoNothing on the primary key")
+
+// buildInsert renders INSERT, with OR UPDATE or OR IGNORE from the
+// statement's OnConflict clause.
+func buildInsert(c clause.Clause, b clause.Builder) {
+	insert, ok := c.Expression.(clause.Insert)
+	stmt, isStmt := b.(*gorm.Statement)
+	if !ok || !isStmt {
+		c.Build(b)
+		return
+	}
+	if oc, has := stmt.Clauses[clause.OnConflict{}.Name()]; has {
+		modifier, err := conflictModifier(stmt, oc.Expression)
+		if err != nil {
+			_ = stmt.AddError(err)
+			return
+		}
+		insert.Modifier = modifier
+	}
+	b.WriteString("INSERT ")
+	insert.Build(b)
+}
+
+func conflictModifier(stmt *gorm.Statement, e clause.Expression) (string, error) {
+	oc, _ := e.(clause.OnConflict)
+	if oc.OnConstraint != "" || len(oc.Where.Exprs) > 0 || len(oc.TargetWhere.Exprs) > 0 ||
+		!conflictOnKey(stmt, oc.Columns) {
+		return "", ErrOnConflict
+	}
+	switch {
+	case oc.DoNothing:
+		return "OR IGNORE", nil
+	case oc.UpdateAll:
+		return "OR UPDATE", nil
+	}
+	return "", ErrOnConflict
+}
+
+// conflictOnKey reports whether the conflict target is empty or the
+// primary key, the only conflict Spanner detects.
+func conflictOnKey(stmt *gorm.Statement, cols []clause.Column) bool {
+	if len(cols) == 0 {
+		return true
+	}
+	if stmt.Schema == nil || len(cols) != len(stmt.Schema.PrimaryFieldDBNames) {
+		return false
+	}
+	for i, c := range cols {
+		if !strings.EqualFold(c.Name, stmt.Schema.PrimaryFieldDBNames[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,153 @@
+package spannergorm
+
+import (
+	"database/sql"
+	sqldriver "database/sql/driver"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/callbacks"
+	"gorm.io/gorm/clause"
+	"gorm.io/gorm/logger"
+	"gorm.io/gorm/migrator"
+	"gorm.io/gorm/schema"
+
+	"github.com/spannerfast/spannerfast/driver"
+)
+
+// Config selects the database and the dialect's options. Exactly one of
+// DSN, Conn and Connector names the database; Conn wins over Connector,
+// which wins over DSN.
+type Config struct {
+	// DSN is a spannerfast (go-sql-spanner) DSN, opened with DriverName.
+	DSN string
+	// DriverName is the database/sql driver for DSN; "spannerfast" when empty.
+	DriverName string
+	// Conn is an existing pool, usually a *sql.DB opened on spannerfast.
+	Conn gorm.ConnPool
+	// Connector is an existing connector, such as driver.NewConnector's.
+	Connector sqldriver.Connector
+
+	// DisableAutoMigrateBatching sends each DDL statement of AutoMigrate on
+	// its own instead of in one START BATCH DDL / RUN BATCH batch.
+	DisableAutoMigrateBatching bool
+	// DisableIdentityColumns creates auto-increment primary keys as plain
+	// INT64 columns: the application then supplies every key.
+	DisableIdentityColumns bool
+}
+
+// Dialector is the gorm.Dialector for Spanner's GoogleSQL dialect.
+type Dialector struct {
+	*Config
+}
+
+// New returns a Dialector for cfg.
+func New(cfg Config) gorm.Dialector {
+	return &Dialector{Config: &cfg}
+}
+
+// Open returns a Dialector for a DSN.
+func Open(dsn string) gorm.Dialector {
+	return New(Config{DSN: dsn})
+}
+
+// Name is the dialect name that GORM plugins switch on; "spanner" as in
+// go-gorm-spanner.
+func (Dialector) Name() string { return "spanner" }
+
+// Initialize registers the callbacks and clause builders and opens the pool.
+func (d Dialector) Initialize(db *gorm.DB) error {
+	callbacks.RegisterDefaultCallbacks(db, &callbacks.Config{
+		// ON CONFLICT is left out: OnConflict becomes the INSERT modifier.
+		CreateClauses: []string{"INSERT", "VALUES", "RETURNING"},
+		UpdateClauses: []string{"UPDATE", "SET", "WHERE", "RETURNING"},
+		DeleteClauses: []string{"DELETE", "FROM", "WHERE", "RETURNING"},
+	})
+	// Spanner refuses key columns in SET, so they never go there.
+	if err := db.Callback().Update().After("gorm:before_update").Before("gorm:update").
+		Register("spanner:omit_primary_key", omitPrimaryKey); err != nil {
+		return err
+	}
+	pool, err := d.pool()
+	if err != nil {
+		return err
+	}
+	db.ConnPool = pool
+	for name, build := range clauseBuilders {
+		db.ClauseBuilders[name] = build
+	}
+	return nil
+}
+
+func (d Dialector) pool() (gorm.ConnPool, error) {
+	switch {
+	case d.Conn != nil:
+		return d.Conn, nil
+	case d.Connector != nil:
+		return sql.OpenDB(d.Connector), nil
+	}
+	name := d.DriverName
+	if name == "" {
+		name = driver.Name
+	}
+	return sql.Open(name, d.DSN)
+}
+
+func omitPrimaryKey(db *gorm.DB) {
+	if db.Statement.Schema != nil {
+		db.Statement.Omit(db.Statement.Schema.PrimaryFieldDBNames...)
+	}
+}
+
+// Migrator returns the Spanner migrator.
+func (d Dialector) Migrator(db *gorm.DB) gorm.Migrator {
+	return Migrator{
+		Migrator: migrator.Migrator{Config: migrator.Config{
+			DB:                          db,
+			Dialector:                   d,
+			CreateIndexAfterCreateTable: true,
+		}},
+		dialector: d,
+	}
+}
+
+// DataTypeOf returns the GoogleSQL type of a field: the type tag when set,
+// else the type of the Go field, else GORM's general data type.
+func (Dialector) DataTypeOf(field *schema.Field) string {
+	if _, tagged := field.TagSettings["TYPE"]; tagged || field.Serializer != nil {
+		return generalType(field)
+	}
+	if t := typeName(field.IndirectFieldType, field.Size); t != "" {
+		return t
+	}
+	return generalType(field)
+}
+
+// DefaultValueOf is the value GORM writes for a field that has a default
+// but no value in a batch insert.
+func (Dialector) DefaultValueOf(*schema.Field) clause.Expression {
+	return clause.Expr{SQL: "DEFAULT"}
+}
+
+// BindVarTo writes a positional parameter; the driver turns each ? into a
+// named Spanner parameter.
+func (Dialector) BindVarTo(w clause.Writer, _ *gorm.Statement, _ any) {
+	w.WriteByte('?')
+}
+
+// QuoteTo writes an identifier in backticks; a dotted name is quoted part by
+// part, and a part already in backticks is not quoted twice.
+func (Dialector) QuoteTo(w clause.Writer, str string) {
+	for i, part := range splitDotted(str) {
+		if i > 0 {
+			w.WriteByte('.')
+		}
+		w.WriteByte('`')
+		w.WriteString(escapeIdent(part))
+		w.WriteByte('`')
+	}
+}
+
+// Explain renders a statement with its arguments for logging.
+func (Dialector) Explain(sql string, vars ...any) string {
+	return logger.ExplainSQL(sql, nil, `'`, vars...)
+}

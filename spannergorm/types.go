@@ -1,0 +1,225 @@
+package spannergorm
+
+import (
+	"context"
+	"database/sql"
+	sqldriver "database/sql/driver"
+	"fmt"
+	"math/big"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/civil"
+	"cloud.google.com/go/spanner"
+	"github.com/google/uuid"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+	"gorm.io/gorm/schema"
+)
+
+// namedTypes are the Go types whose GoogleSQL type their kind does not tell.
+var namedTypes = map[reflect.Type]string{
+	reflect.TypeFor[time.Time]():           "TIMESTAMP",
+	reflect.TypeFor[spanner.NullTime]():    "TIMESTAMP",
+	reflect.TypeFor[sql.NullTime]():        "TIMESTAMP",
+	reflect.TypeFor[civil.Date]():          "DATE",
+	reflect.TypeFor[spanner.NullDate]():    "DATE",
+	reflect.TypeFor[big.Rat]():             "NUMERIC",
+	reflect.TypeFor[spanner.NullNumeric](): "NUMERIC",
+	reflect.TypeFor[spanner.NullJSON]():    "JSON",
+	reflect.TypeFor[uuid.UUID]():           "UUID",
+	reflect.TypeFor[spanner.NullUUID]():    "UUID",
+	reflect.TypeFor[spanner.NullInt64]():   "INT64",
+	reflect.TypeFor[sql.NullInt64]():       "INT64",
+	reflect.TypeFor[sql.NullInt32]():       "INT64",
+	reflect.TypeFor[spanner.NullFloat64](): "FLOAT64",
+	reflect.TypeFor[sql.NullFloat64]():     "FLOAT64",
+	reflect.TypeFor[spanner.NullFloat32](): "FLOAT32",
+	reflect.TypeFor[spanner.NullBool]():    "BOOL",
+	reflect.TypeFor[sql.NullBool]():        "BOOL",
+	reflect.TypeFor[CommitTimestamp]():     "TIMESTAMP",
+}
+
+var stringTypes = map[reflect.Type]bool{
+	reflect.TypeFor[spanner.NullString](): true,
+	reflect.TypeFor[sql.NullString]():     true,
+}
+
+// typeName returns the GoogleSQL type of a Go type, or "" when the type
+// has none; size is the length of STRING and BYTES (0 is MAX).
+func typeName(t reflect.Type, size int) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n, ok := namedTypes[t]; ok {
+		return n
+	}
+	if stringTypes[t] {
+		return sized("STRING", size)
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "BOOL"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "INT64"
+	case reflect.Float32:
+		return "FLOAT32"
+	case reflect.Float64:
+		return "FLOAT64"
+	case reflect.String:
+		return sized("STRING", size)
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return sized("BYTES", size)
+		}
+		// Spanner has no arrays of arrays.
+		if elem := typeName(t.Elem(), size); elem != "" && !strings.HasPrefix(elem, "ARRAY<") {
+			return "ARRAY<" + elem + ">"
+		}
+	}
+	return ""
+}
+
+func sized(base string, size int) string {
+	if size <= 0 {
+		return base + "(MAX)"
+	}
+	return base + "(" + strconv.Itoa(size) + ")"
+}
+
+// generalType maps GORM's general data types; anything else (a type tag,
+// GormDataType) is already GoogleSQL.
+func generalType(f *schema.Field) string {
+	switch f.DataType {
+	case schema.Bool:
+		return "BOOL"
+	case schema.Int, schema.Uint:
+		return "INT64"
+	case schema.Float:
+		if f.Size == 32 {
+			return "FLOAT32"
+		}
+		return "FLOAT64"
+	case schema.String:
+		return sized("STRING", f.Size)
+	case schema.Bytes:
+		return sized("BYTES", f.Size)
+	case schema.Time:
+		return "TIMESTAMP"
+	}
+	return string(f.DataType)
+}
+
+// CommitTimestamp is a model field that writes the commit timestamp:
+// GORM renders it as PENDING_COMMIT_TIMESTAMP() in INSERT and UPDATE, and
+// the migrator creates its column as TIMESTAMP OPTIONS
+// (allow_commit_timestamp=true). Reading fills Timestamp.
+type CommitTimestamp struct {
+	Timestamp sql.NullTime
+}
+
+// GormDataType implements schema.GormDataTypeInterface.
+func (CommitTimestamp) GormDataType() string { return "TIMESTAMP" }
+
+// GormValue implements gorm.Valuer.
+func (CommitTimestamp) GormValue(context.Context, *gorm.DB) clause.Expr {
+	return clause.Expr{SQL: "PENDING_COMMIT_TIMESTAMP()"}
+}
+
+// Scan implements sql.Scanner.
+func (c *CommitTimestamp) Scan(v any) error {
+	return c.Timestamp.Scan(v)
+}
+
+// Array is a model field for an ARRAY column with elements of type T,
+// where T is a Go type that spannerfast binds: a native type (int64,
+// string, float64, bool, time.Time, civil.Date, big.Rat, uuid.UUID,
+// []byte, ...) or a spanner.Null* type. GORM needs the named slice type:
+// a plain slice would be expanded into a list of parameters.
+//
+// Scan accepts the driver's []T and also the other form of the same
+// column ([]spanner.NullInt64 into Array[int64], []int64 into
+// Array[spanner.NullInt64]); a NULL element into a native element type
+// is an error naming its index.
+type Array[T any] []T
+
+// Value implements driver.Valuer: the slice itself, which the driver binds
+// as an ARRAY parameter.
+func (a Array[T]) Value() (sqldriver.Value, error) {
+	if a == nil {
+		return []T(nil), nil
+	}
+	return []T(a), nil
+}
+
+// GormDataType implements schema.GormDataTypeInterface.
+func (a Array[T]) GormDataType() string {
+	return typeName(reflect.TypeFor[[]T](), 0)
+}
+
+// GormDBDataType implements migrator.GormDataTypeInterface; a size tag
+// applies to STRING and BYTES elements.
+func (a Array[T]) GormDBDataType(_ *gorm.DB, f *schema.Field) string {
+	return typeName(reflect.TypeFor[[]T](), f.Size)
+}
+
+// Scan implements sql.Scanner.
+func (a *Array[T]) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*a = nil
+		return nil
+	case []T:
+		*a = v
+		return nil
+	}
+	rv := reflect.ValueOf(src)
+	if rv.Kind() != reflect.Slice {
+		return arrayScanError("cannot scan %T into %T", src, a)
+	}
+	out := make(Array[T], rv.Len())
+	for i := range out {
+		if err := scanElement(&out[i], rv.Index(i).Interface()); err != nil {
+			return arrayScanError("element %d: %v", i, err)
+		}
+	}
+	*a = out
+	return nil
+}
+
+func arrayScanError(format string, args ...any) error {
+	return status.Errorf(codes.InvalidArgument, "spannergorm: Array.Scan: "+format, args...)
+}
+
+// scanElement stores one element: through the destination's Scan when it
+// has one (spanner.Null* types), else from the element's plain value.
+func scanElement[T any](dst *T, elem any) error {
+	if vr, ok := elem.(sqldriver.Valuer); ok {
+		v, err := vr.Value()
+		if err != nil {
+			return err
+		}
+		elem = v
+	}
+	if sc, ok := any(dst).(sql.Scanner); ok {
+		return sc.Scan(elem)
+	}
+	if elem == nil {
+		return fmt.Errorf("NULL in an array of %T", *dst)
+	}
+	ev := reflect.ValueOf(elem)
+	for ev.Kind() == reflect.Pointer && !ev.IsNil() {
+		ev = ev.Elem()
+	}
+	want := reflect.TypeFor[T]()
+	if !ev.Type().ConvertibleTo(want) {
+		return fmt.Errorf("cannot convert %T to %v", elem, want)
+	}
+	*dst = ev.Convert(want).Interface().(T)
+	return nil
+}
