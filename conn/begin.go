@@ -91,6 +91,7 @@ func (c *Conn) commit(ctx context.Context) error {
 		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to commit")
 	}
 	c.tx = nil
+	defer c.endTransactionLocals()
 	if t.ctx != nil {
 		ctx = t.ctx
 	}
@@ -130,6 +131,7 @@ func (c *Conn) rollback(ctx context.Context) error {
 		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to roll back")
 	}
 	c.tx = nil
+	defer c.endTransactionLocals()
 	if t.ctx != nil {
 		ctx = context.WithoutCancel(t.ctx)
 	}
