@@ -243,6 +243,9 @@ func (t *txn) commitOnce(ctx context.Context) (*spannerpb.CommitResponse, error)
 	resp, err := t.c.client.Spanner().Commit(ctx, req)
 	if err == nil && resp.GetPrecommitToken() != nil {
 		req.PrecommitToken = resp.GetPrecommitToken()
+		// The server has the mutations already: the official client
+		// retries without them.
+		req.Mutations = nil
 		resp, err = t.c.client.Spanner().Commit(ctx, req)
 	}
 	return resp, err
