@@ -261,8 +261,17 @@ func sameMutations(got, want []*spannerpb.Mutation) bool {
 // alone with a BeginTransaction carrying the mutation key.
 func TestFakeBufferWriteMatchesOfficialClient(t *testing.T) {
 	ctx := context.Background()
-	ms := testMutations()
-	for _, withDML := range []bool{true, false} {
+	for _, tc := range []struct {
+		withDML bool
+		ms      []*spanner.Mutation
+	}{
+		{true, testMutations()},
+		{false, testMutations()},
+		// Two inserts of one row in two calls: the key is the later one,
+		// as the client's scan over all buffered mutations picks it.
+		{false, testMutations()[:2]},
+	} {
+		withDML, ms := tc.withDML, tc.ms
 		want := fakespanner.Start(t)
 		want.AddResult(txnUpdate, fakespanner.DML(3))
 		_, err := officialClient(t, want).ReadWriteTransaction(ctx, func(ctx context.Context, tx *spanner.ReadWriteTransaction) error {
