@@ -88,7 +88,7 @@ func (c *Conn) Apply(ctx context.Context, ms []*spanner.Mutation, opts ...spanne
 	return resp.GetCommitTimestamp().AsTime().Local(), nil
 }
 
-// applyTxnOptions are the transaction options of an Apply.
+// txnOptions are the transaction options of an Apply.
 func (ao applyOptions) txnOptions() *spannerpb.TransactionOptions {
 	return &spannerpb.TransactionOptions{
 		Mode:                        &spannerpb.TransactionOptions_ReadWrite_{ReadWrite: &spannerpb.TransactionOptions_ReadWrite{}},
