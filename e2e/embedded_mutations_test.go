@@ -49,8 +49,8 @@ func startMutationServer(t *testing.T) (*sql.DB, *sql.Conn) {
 	return db, c
 }
 
-// singers reads the table as "id:first:last:rating:active" lines.
-func singers(t *testing.T, db *sql.DB) []string {
+// singerRows reads the table as "id:first:last:rating:active" lines.
+func singerRows(t *testing.T, db *sql.DB) []string {
 	t.Helper()
 	rows, err := db.QueryContext(context.Background(), "SELECT SingerId, FirstName, LastName, Rating, Active FROM Singers ORDER BY SingerId")
 	if err != nil {
@@ -76,7 +76,7 @@ func singers(t *testing.T, db *sql.DB) []string {
 
 func wantSingers(t *testing.T, db *sql.DB, what string, want ...string) {
 	t.Helper()
-	if got := singers(t, db); !reflect.DeepEqual(got, want) {
+	if got := singerRows(t, db); !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s: rows\n %s\nwant\n %s", what, strings.Join(got, "\n "), strings.Join(want, "\n "))
 	}
 }
