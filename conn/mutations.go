@@ -156,23 +156,6 @@ func (c *Conn) applyAtLeastOnce(ctx context.Context, session string, ao applyOpt
 	})
 }
 
-// retryAborted runs attempt until it does not fail with ABORTED, waiting
-// Spanner's retry delay (or a backoff) in between, at most maxAbortReplays
-// times more and as long as ctx lasts.
-func retryAborted(ctx context.Context, attempt func() (*spannerpb.CommitResponse, error)) (*spannerpb.CommitResponse, error) {
-	var bo backoff
-	for n := 0; ; n++ {
-		resp, err := attempt()
-		if !isAborted(err) || n >= maxAbortReplays {
-			return resp, err
-		}
-		_, serverDelay := retryDelay(err)
-		if sleepCtx(ctx, bo.delay(serverDelay)) != nil {
-			return nil, err
-		}
-	}
-}
-
 // BufferWrite adds ms to the open read-write transaction; they are sent
 // with its Commit. Outside a transaction, or in a read-only one, it fails
 // with FailedPrecondition. The mutations are converted now, so a value that

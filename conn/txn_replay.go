@@ -85,6 +85,25 @@ func (t *txn) withAbortReplay(ctx context.Context, f func() error) error {
 	return err
 }
 
+// retryAborted runs attempt until it does not fail with ABORTED, waiting
+// Spanner's retry delay (or a backoff) in between, at most maxAbortReplays
+// times more and as long as ctx lasts. Work that returned nothing to the
+// caller yet (autocommit DML, Apply, partitioned DML) is retried whole this
+// way; an open transaction is replayed instead.
+func retryAborted[T any](ctx context.Context, attempt func() (T, error)) (T, error) {
+	var bo backoff
+	for n := 0; ; n++ {
+		out, err := attempt()
+		if !isAborted(err) || n >= maxAbortReplays {
+			return out, err
+		}
+		_, serverDelay := retryDelay(err)
+		if sleepCtx(ctx, bo.delay(serverDelay)) != nil {
+			return out, err
+		}
+	}
+}
+
 // replayAfter waits the delay Spanner asked for (or a backoff), then
 // begins a new transaction and replays the log, starting over when the
 // replay itself is aborted.
