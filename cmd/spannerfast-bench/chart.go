@@ -93,8 +93,8 @@ func logTicks(lo, hi float64) plot.ConstantTicks {
 }
 
 // writeChart draws grouped bars: per workload, each arm's CPU per row (per
-// query for point and manycols) relative to the baseline arm, on a log
-// scale, with a line at 1.
+// query for point and manycols, per op for writes) relative to the
+// workload's baseline arm, on a log scale, with a line at 1.
 func writeChart(path string, rep *report) error {
 	arms := rep.ranArms()
 	var names []string
@@ -106,6 +106,9 @@ func writeChart(path string, rep *report) error {
 	}
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Client CPU per row (per query for point, manycols) relative to %s — log scale, lower is better", rep.Meta.Baseline)
+	if rep.has(isWrite) {
+		p.Title.Text += "\nWrites: CPU per op (txread-*: per row) relative to client"
+	}
 	if rep.Meta.BaselineNote != "" {
 		p.Title.Text += "\n" + rep.Meta.BaselineNote
 	}
