@@ -98,7 +98,7 @@ type resultRow struct {
 	Workload    string        `json:"workload"`
 	Error       string        `json:"error,omitempty"`
 	Unavailable string        `json:"unavailable,omitempty"`
-	Rounds   []measurement `json:"rounds"`
+	Rounds      []measurement `json:"rounds"`
 
 	Rows    int `json:"rows"` // per measurement (all queries)
 	Queries int `json:"queries"`
