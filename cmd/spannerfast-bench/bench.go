@@ -87,6 +87,19 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (*report, er
 	if err != nil {
 		return nil, err
 	}
+	// An arm that runs none of the workloads (a floor for writes) is not
+	// started.
+	var idle []string
+	arms = slices.DeleteFunc(arms, func(a armSpec) bool {
+		none := !slices.ContainsFunc(ws, a.runs)
+		if none {
+			idle = append(idle, a.id)
+		}
+		return none
+	})
+	if len(arms) == 0 {
+		return nil, fmt.Errorf("no selected arm runs the selected workloads")
+	}
 	if cfg.cpuProfileArm != "" {
 		found := false
 		for _, a := range arms {
@@ -101,6 +114,9 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (*report, er
 		results: map[string]map[string]*armResult{}}
 	for _, a := range skipped {
 		st.progress("arm %s skipped: %s", a.id, a.note)
+	}
+	if len(idle) > 0 {
+		st.progress("arms %s run none of the selected workloads", strings.Join(idle, ", "))
 	}
 	if !spannerfastBuilt {
 		st.progress("spannerfast arms not compiled in (built with -tags nospannerfast)")

@@ -28,8 +28,9 @@
 //	-workloads  comma list of workloads or of the groups all (the
 //	            default), reads and writes (see below)
 //	-arms       comma list of arms (default: every arm built in)
-//	-scale      multiplies the row count of single-query workloads and the
-//	            query count of point, manycols and strings800 (default 1)
+//	-scale      multiplies the row count of single-query workloads, the
+//	            query count of point, manycols and strings800 and the
+//	            operation count of the writes (default 1)
 //	-rounds     interleaved rounds; the best is reported (default 3)
 //	-json       machine-readable results (default bench-results.json; "" skips)
 //	-chart      PNG chart (default bench-chart.png; "" skips)

@@ -60,8 +60,11 @@ type workloadInfo struct {
 	Statements  int    `json:"statements_per_op,omitempty"`
 	RetryAborts bool   `json:"retry_aborts_internally,omitempty"`
 	// Baseline is the arm cpu_vs_baseline compares with: the report's
-	// baseline for reads, client for writes.
-	Baseline string `json:"baseline"`
+	// baseline for reads, client for writes. The client keeps no checksum,
+	// so a checksummed transaction read compares with its reading of the
+	// same rows without one (BaselineWorkload).
+	Baseline         string `json:"baseline"`
+	BaselineWorkload string `json:"baseline_workload"`
 }
 
 // per is what the workload's figures are per: row, query or op.
@@ -174,17 +177,20 @@ func (st *runState) report() *report {
 	}
 	for i := range rep.Workloads {
 		w := &rep.Workloads[i]
-		w.Baseline = rep.Meta.Baseline
+		w.Baseline, w.BaselineWorkload = rep.Meta.Baseline, w.Name
 		if w.Write {
 			w.Baseline = armClient
 		}
+	}
+	if on, off := rep.txReadPair(); on != nil && off != nil {
+		on.BaselineWorkload = off.Name
 	}
 	for _, r := range rep.Results {
 		w := rep.workload(r.Workload)
 		if r.Error != "" || r.Unavailable != "" || w == nil {
 			continue
 		}
-		r.VsBaseline = rep.ratio(r, w.Baseline)
+		r.VsBaseline = rep.ratioTo(r, w.Baseline, w.BaselineWorkload)
 		r.VsTransportFloor = rep.ratio(r, armTransport)
 		r.VsSQLFloor = rep.ratio(r, armSQLFloor)
 	}
@@ -271,7 +277,12 @@ func (rep *report) workload(name string) *workloadInfo {
 }
 
 func (rep *report) ratio(r *resultRow, refArm string) *float64 {
-	ref := rep.get(refArm, r.Workload)
+	return rep.ratioTo(r, refArm, r.Workload)
+}
+
+// ratioTo is r's CPU relative to refArm's on workload refWorkload.
+func (rep *report) ratioTo(r *resultRow, refArm, refWorkload string) *float64 {
+	ref := rep.get(refArm, refWorkload)
 	// Per query is the same ratio as per row, and defined for writes that
 	// read no rows.
 	if ref == nil || ref.CPUPerQueryUs <= 0 {

@@ -19,6 +19,8 @@ func TestRunWrites(t *testing.T) {
 	if spannerfastBuilt {
 		arms = append(arms, armFastSafe, armFastRaw)
 	}
+	// The floors run no writes: they are not started.
+	arms = append(arms, armTransport)
 	cfg := config{workloads: workload.GroupWrites, arms: strings.Join(arms, ","), scale: 0.002, rounds: 1,
 		inProcess: true, warmups: 2}
 	var stdout, stderr bytes.Buffer
@@ -42,6 +44,9 @@ func TestRunWrites(t *testing.T) {
 			t.Errorf("%s on %s: %d rounds, error %s", r.Arm, r.Workload, len(r.Rounds), r.Error)
 		}
 	}
+	if rep.ran(armTransport) || !strings.Contains(stderr.String(), "arms transport-floor run none of the selected workloads") {
+		t.Error("the transport floor was started for writes")
+	}
 	md := stdout.String()
 	if strings.Contains(md, "### Targets") || strings.Contains(md, "### CPU relative to the floors") {
 		t.Error("a writes-only report has the read tables")
@@ -51,6 +56,11 @@ func TestRunWrites(t *testing.T) {
 	}
 	if len(rep.Checksum) != 2 || !strings.Contains(md, "### Abort-replay checksum") {
 		t.Errorf("checksum cost: %+v", rep.Checksum)
+	}
+	// The client keeps no checksum: the checksummed read compares with
+	// its reading of the same rows.
+	if r := rep.get(armFastSafe, "txread-checksum"); r == nil || r.VsBaseline == nil {
+		t.Errorf("txread-checksum has no ratio to the client: %+v", r)
 	}
 	for _, c := range rep.Checksum {
 		if c.CPUPerRowNs <= 0 || c.CPUPerRowNsOff <= 0 || c.ClientCPUPerRowNs == nil {
