@@ -32,7 +32,7 @@ func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword stri
 	}
 	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, false)
 	t.lastStmt = true
-	res, err := retryAborted(ctx, func() (*Result, error) {
+	res, err := retryAborted(ctx, maxAbortReplays, func() (*Result, error) {
 		t.restart()
 		counts, rs, err := t.runDML(ctx, s)
 		if err != nil {
@@ -89,7 +89,7 @@ func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRe
 		Mode:                        &spannerpb.TransactionOptions_PartitionedDml_{PartitionedDml: &spannerpb.TransactionOptions_PartitionedDml{}},
 		ExcludeTxnFromChangeStreams: c.cfg.ExcludeTxnFromChangeStreams,
 	}
-	count, err := retryAborted(ctx, func() (int64, error) {
+	count, err := retryAborted(ctx, maxAbortReplays, func() (int64, error) {
 		return c.partitionedOnce(ctx, session, opts, tmpl)
 	})
 	if err != nil {
@@ -170,13 +170,7 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 	}
 	buf, err := bufferRows(r)
 	if err == nil {
-		err = t.withAbortReplay(ctx, func() error {
-			resp, err := t.commitOnce(ctx)
-			if err == nil {
-				c.noteCommit(resp)
-			}
-			return err
-		})
+		err = c.commitReplaying(ctx, t)
 	}
 	if err != nil {
 		t.rollbackAfterFailure(ctx)

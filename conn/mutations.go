@@ -116,7 +116,7 @@ func (c *Conn) applyInTxn(ctx context.Context, session string, ao applyOptions, 
 	if ao.maxCommitDelay != nil {
 		t.commitDelay = *ao.maxCommitDelay
 	}
-	resp, err := retryAborted(ctx, func() (*spannerpb.CommitResponse, error) {
+	resp, err := retryAborted(ctx, maxAbortReplays, func() (*spannerpb.CommitResponse, error) {
 		if len(t.mutations) == 0 && t.id == nil {
 			if err := t.begin(ctx, nil); err != nil {
 				return nil, err
@@ -151,7 +151,7 @@ func (c *Conn) applyAtLeastOnce(ctx context.Context, session string, ao applyOpt
 		req.MaxCommitDelay = durationpb.New(*ao.maxCommitDelay)
 	}
 	ctx = c.client.SessionContext(ctx, session, true)
-	return retryAborted(ctx, func() (*spannerpb.CommitResponse, error) {
+	return retryAborted(ctx, maxAbortReplays, func() (*spannerpb.CommitResponse, error) {
 		return c.client.Spanner().Commit(ctx, req)
 	})
 }
