@@ -38,7 +38,8 @@ type Conn struct {
 	last lastResults       // for SHOW VARIABLE commit_timestamp, ...
 	ext  map[string]string // extension variables (SET my_ext.name = ...)
 
-	tx *txn // the open transaction, if any
+	tx    *txn   // the open transaction, if any
+	batch *batch // the active DDL or DML batch, if any (batch.go)
 }
 
 var (
@@ -91,13 +92,20 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 			return nil, err
 		}
 		return &valueRows{done: true}, nil
+	case kindStartBatch, kindRunBatch, kindAbortBatch:
+		if _, err := c.execBatchStatement(ctx, st, query); err != nil {
+			return nil, err
+		}
+		return &valueRows{done: true}, nil
 	}
 	// Taken before anything can fail: a one-shot statement_tag belongs to
 	// this statement whether or not it gets sent.
 	tag := c.takeStatementTag()
 	if st.kind == kindDDL {
-		return nil, status.Errorf(codes.Unimplemented,
-			"spannerfast: %s statements are %v; nothing was sent", st.keyword, errNotYet)
+		if _, err := c.execDDL(ctx, st, query); err != nil {
+			return nil, err
+		}
+		return &valueRows{done: true}, nil
 	}
 	req, err := c.request(ctx, query, args)
 	if err != nil {
@@ -251,8 +259,8 @@ func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {
 	}
 }
 
-// ExecContext runs client-side statements (SET, RESET). DML and DDL come
-// with the transaction work; until then they fail without sending anything.
+// ExecContext runs DML, DDL and client-side statements (SET, RESET, batch
+// statements).
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	_, args = c.pending.take(args)
 	return c.exec(ctx, query, args)
@@ -271,6 +279,8 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 	case kindClientShow:
 		return nil, status.Errorf(codes.InvalidArgument,
 			"spannerfast: SHOW returns a row: run it with QueryContext")
+	case kindStartBatch, kindRunBatch, kindAbortBatch:
+		return c.execBatchStatement(ctx, st, query)
 	}
 	tag := c.takeStatementTag()
 	switch st.kind {
@@ -281,8 +291,10 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 		return nil, status.Errorf(codes.FailedPrecondition,
 			"spannerfast: Exec of a query (%s ...) returns no rows: run it with QueryContext; nothing was sent", st.keyword)
 	case kindDDL:
-		return nil, status.Errorf(codes.Unimplemented,
-			"spannerfast: %s statements are %v; nothing was sent", st.keyword, errNotYet)
+		return c.execDDL(ctx, st, query)
+	}
+	if b := c.activeBatch(); b != nil && b.kind == batchDML {
+		return c.bufferDML(b, query, args)
 	}
 	req, err := c.request(ctx, query, args)
 	if err != nil {
@@ -366,6 +378,7 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 			return driver.ErrBadConn
 		}
 	}
+	c.batch = nil // a batch never outlives its user
 	c.cfg = *c.client.Config().Clone()
 	c.pending = pendingOptions{}
 	c.last = lastResults{}

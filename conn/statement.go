@@ -14,6 +14,9 @@ const (
 	kindClientSet                        // SET [LOCAL] name = value
 	kindClientShow                       // SHOW VARIABLE name
 	kindClientReset                      // RESET name
+	kindStartBatch                       // START BATCH {DDL | DML}
+	kindRunBatch                         // RUN BATCH
+	kindAbortBatch                       // ABORT BATCH
 )
 
 // statement is a classified SQL text.
@@ -44,6 +47,12 @@ func classify(sql string) statement {
 		st.kind = kindClientShow
 	case "RESET":
 		st.kind = kindClientReset
+	case "START":
+		st.kind = kindStartBatch
+	case "RUN":
+		st.kind = kindRunBatch
+	case "ABORT":
+		st.kind = kindAbortBatch
 	default:
 		st.kind = kindQuery
 	}
