@@ -42,6 +42,7 @@ type Server struct {
 	txns         map[string]*txn
 	methodFaults map[string][]*faultState
 	nextID       int
+	admin        *admin // database admin and operations services (admin.go)
 }
 
 // Request is one recorded RPC request.
@@ -101,6 +102,7 @@ func New() *Server {
 		grpc.MaxSendMsgSize(256<<20),
 	)
 	spannerpb.RegisterSpannerServer(s.gs, s)
+	s.registerAdmin()
 	s.AddResult("SELECT 1", Select1())
 	return s
 }
