@@ -31,6 +31,7 @@ func (c *Conn) execDDL(ctx context.Context, st statement, query string) (driver.
 			return c.dropDatabase(ctx, rest)
 		}
 	}
+	c.last = lastResults{} // as go-sql-spanner: DDL leaves no commit to report
 	if c.tx != nil {
 		return nil, status.Errorf(codes.FailedPrecondition,
 			"spannerfast: %s: DDL cannot run in a transaction (it is not transactional); end the transaction first", st.keyword)
