@@ -47,6 +47,9 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if c.tx != nil {
 		return nil, status.Error(codes.FailedPrecondition, "spannerfast: the connection already has a transaction")
 	}
+	if c.inBatch() {
+		return nil, errBatchActive
+	}
 	flags := opts.Isolation &^ 0xff
 	iso, err := isolationFor(sql.IsolationLevel(opts.Isolation & 0xff))
 	if err != nil {

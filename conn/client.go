@@ -579,3 +579,30 @@ func waitOperation(ctx context.Context, ops longrunningpb.OperationsClient, op *
 	}
 	return nil
 }
+
+// DatabaseAdmin returns a database admin stub on the next channel (DDL,
+// CREATE DATABASE, DROP DATABASE). Calls must carry AdminContext.
+func (c *Client) DatabaseAdmin() databasepb.DatabaseAdminClient {
+	return databasepb.NewDatabaseAdminClient(c.Channel())
+}
+
+// AdminContext returns ctx with the metadata of an admin call:
+// google-cloud-resource-prefix (the database path), x-goog-request-params
+// "<param>=<escaped value>" (the request's routing field: database, parent
+// or name, as the official admin client sends) and the tracing header when
+// enabled. Admin calls are never routed to the leader.
+func (c *Client) AdminContext(ctx context.Context, param, value string) context.Context {
+	md := c.md.Copy()
+	md.Set(HeaderRequestParams, param+"="+url.QueryEscape(value))
+	return attach(ctx, md)
+}
+
+// WaitOperation polls a long-running admin operation on the client's own
+// channels until it is done and returns its error, with its gRPC code.
+func (c *Client) WaitOperation(ctx context.Context, op *longrunningpb.Operation) error {
+	if op.GetDone() {
+		return waitOperation(ctx, nil, op)
+	}
+	ops := longrunningpb.NewOperationsClient(c.Channel())
+	return waitOperation(c.AdminContext(ctx, "name", op.GetName()), ops, op)
+}

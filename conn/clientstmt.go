@@ -61,7 +61,8 @@ func (c *Conn) execClientStatement(ctx context.Context, st statement) (driver.Re
 	case kindClientCommit, kindClientRollback:
 		err = c.endStatement(ctx, st)
 	case kindBatchStart, kindBatchRun, kindBatchAbort:
-		err = status.Errorf(codes.Unimplemented, "spannerfast: %s BATCH statements are %v", st.keyword, errNotYet)
+		// RUN BATCH returns the batch's counts.
+		return c.execBatchStatement(ctx, st)
 	default:
 		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: %s does not change anything; use QueryContext", st.keyword)
 	}

@@ -40,6 +40,7 @@ type Conn struct {
 
 	tx     *txn       // the open transaction, if any
 	locals *txnLocals // what SET LOCAL changed in it
+	batch  *batch     // the active DDL or DML batch, if any (batch.go)
 }
 
 var (
@@ -102,8 +103,10 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	// this statement whether or not it gets sent.
 	tag := c.takeStatementTag()
 	if st.kind == kindDDL {
-		return nil, status.Errorf(codes.Unimplemented,
-			"spannerfast: %s statements are %v; nothing was sent", st.keyword, errNotYet)
+		if _, err := c.execDDL(ctx, st, query); err != nil {
+			return nil, err
+		}
+		return &valueRows{done: true}, nil
 	}
 	req, err := c.requestFor(ctx, st, args)
 	if err != nil {
@@ -266,8 +269,8 @@ func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {
 	}
 }
 
-// ExecContext runs client-side statements (SET, RESET). DML and DDL come
-// with the transaction work; until then they fail without sending anything.
+// ExecContext runs DML, DDL and client-side statements (SET, RESET, batch
+// statements).
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	_, args = c.pending.take(args)
 	return c.exec(ctx, query, args)
@@ -301,8 +304,10 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 		return nil, status.Errorf(codes.FailedPrecondition,
 			"spannerfast: Exec of a query (%s ...) returns no rows: run it with QueryContext; nothing was sent", st.keyword)
 	case kindDDL:
-		return nil, status.Errorf(codes.Unimplemented,
-			"spannerfast: %s statements are %v; nothing was sent", st.keyword, errNotYet)
+		return c.execDDL(ctx, st, query)
+	}
+	if b := c.activeBatch(); b != nil && b.kind == batchDML {
+		return c.bufferDML(b, query, args)
 	}
 	req, err := c.requestFor(ctx, st, args)
 	if err != nil {
@@ -386,6 +391,7 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 			return driver.ErrBadConn
 		}
 	}
+	c.batch = nil // a batch never outlives its user
 	c.cfg = *c.client.Config().Clone()
 	c.pending = pendingOptions{}
 	c.last = lastResults{}

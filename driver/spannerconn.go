@@ -50,11 +50,32 @@ type SpannerConn interface {
 	// there is none.
 	CommitResponse() (commitResponse *spanner.CommitResponse, err error)
 
-	// Batches.
-	// (DML/DDL batch methods - StartBatchDML, StartBatchDDL, RunBatch,
-	// RunDmlBatch, AbortBatch, InDDLBatch, InDMLBatch - go here, in this
-	// one interface.)
+	// Batches: the same as the statements START BATCH DDL, START BATCH
+	// DML, RUN BATCH and ABORT BATCH, which share their code.
+
+	// StartBatchDDL buffers the DDL that follows until RunBatch sends it
+	// in one UpdateDatabaseDdl request.
+	StartBatchDDL() error
+	// StartBatchDML buffers the DML that follows until RunBatch sends it
+	// in one ExecuteBatchDml request.
+	StartBatchDML() error
+	// RunBatch sends the buffered statements.
+	RunBatch(ctx context.Context) error
+	// RunDmlBatch sends the buffered DML and returns its counts.
+	RunDmlBatch(ctx context.Context) (SpannerResult, error)
+	// AbortBatch drops the buffered statements.
+	AbortBatch() error
+	// InDDLBatch reports whether a DDL batch is active.
+	InDDLBatch() bool
+	// InDMLBatch reports whether a DML batch is active.
+	InDMLBatch() bool
+	// GetBatchedStatements returns a copy of the buffered statements.
+	GetBatchedStatements() []spanner.Statement
 }
+
+// SpannerResult is the result of a DML batch: the total rows affected and
+// each statement's count (BatchRowsAffected).
+type SpannerResult = conn.SpannerResult
 
 // *conn.Conn is the driver.Conn that Raw hands to its callback.
 var _ SpannerConn = (*conn.Conn)(nil)

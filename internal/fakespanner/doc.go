@@ -23,6 +23,10 @@
 //     SetFallback function). Unknown SQL fails with INVALID_ARGUMENT naming
 //     the SQL. "SELECT 1" is pre-registered (Select1); DML gives a DML
 //     result with row_count_exact.
+//   - Database admin (admin.go): UpdateDatabaseDdl, CreateDatabase and
+//     DropDatabase, answered with long-running operations that
+//     GetOperation completes (SetOperationPolls); AddDDLError scripts a
+//     failing DDL operation. Nothing is applied.
 //   - Everything else is UNIMPLEMENTED.
 //
 // # Streams

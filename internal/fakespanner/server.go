@@ -43,6 +43,7 @@ type Server struct {
 	methodFaults  map[string][]*faultState
 	nextID        int
 	commitRetries int
+	admin         *admin // database admin and operations services (admin.go)
 }
 
 // Request is one recorded RPC request.
@@ -102,6 +103,7 @@ func New() *Server {
 		grpc.MaxSendMsgSize(256<<20),
 	)
 	spannerpb.RegisterSpannerServer(s.gs, s)
+	s.registerAdmin()
 	s.AddResult("SELECT 1", Select1())
 	return s
 }
