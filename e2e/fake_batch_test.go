@@ -391,3 +391,30 @@ func TestFakeBatchPoolHygiene(t *testing.T) {
 		t.Fatalf("requests: %d batches, %d ExecuteSql; want 0 and 1", len(batchRequests(t, s)), len(s.RequestsFor("ExecuteSql")))
 	}
 }
+
+// TestFakeBeginTxDuringBatch: a transaction cannot begin while a batch is
+// active on the connection.
+func TestFakeBeginTxDuringBatch(t *testing.T) {
+	ctx := context.Background()
+	s := fakespanner.Start(t)
+	db := openFake(t, s)
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "START BATCH DML"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.BeginTx(ctx, nil); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("BeginTx during a DML batch: %v, want FailedPrecondition", err)
+	}
+	if _, err := c.ExecContext(ctx, "ABORT BATCH"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatalf("BeginTx after ABORT BATCH: %v", err)
+	}
+	tx.Rollback()
+}
