@@ -43,6 +43,7 @@ type Server struct {
 	methodFaults  map[string][]*faultState
 	nextID        int
 	commitRetries int
+	parts         partitionState // partitions.go
 }
 
 // Request is one recorded RPC request.
