@@ -23,6 +23,7 @@
 //     SetFallback function). Unknown SQL fails with INVALID_ARGUMENT naming
 //     the SQL. "SELECT 1" is pre-registered (Select1); DML gives a DML
 //     result with row_count_exact.
+//   - PartitionQuery and partition tokens: see partitions.go.
 //   - Everything else is UNIMPLEMENTED.
 //
 // # Streams
