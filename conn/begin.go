@@ -99,18 +99,25 @@ func (c *Conn) commit(ctx context.Context) error {
 		c.last = lastResults{readTimestamp: t.readTS}
 		return nil
 	}
-	err := t.withAbortReplay(ctx, func() error {
+	err := c.commitReplaying(ctx, t)
+	if err != nil {
+		t.rollbackAfterFailure(ctx)
+		c.noteUnknownOutcome(err)
+	}
+	return err
+}
+
+// commitReplaying commits a read-write transaction, replaying it first
+// whenever Spanner aborts it (if replays are on), and keeps the commit's
+// outcome for SHOW VARIABLE.
+func (c *Conn) commitReplaying(ctx context.Context, t *txn) error {
+	return t.withAbortReplay(ctx, func() error {
 		resp, err := t.commitOnce(ctx)
 		if err == nil {
 			c.noteCommit(resp)
 		}
 		return err
 	})
-	if err != nil {
-		t.rollbackAfterFailure(ctx)
-		c.noteUnknownOutcome(err)
-	}
-	return err
 }
 
 // noteUnknownOutcome marks the connection for discarding when a commit or

@@ -32,33 +32,30 @@ func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword stri
 	}
 	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, false)
 	t.lastStmt = true
-	var bo backoff
-	for n := 0; ; n++ {
-		counts, rs, err := t.runDML(ctx, s)
-		var res *Result
-		if err == nil {
-			// Check the result before committing: a THEN RETURN that
-			// ExecContext cannot report must not be applied.
-			res, err = dmlResult(counts, rs, keyword)
-		}
-		var resp *spannerpb.CommitResponse
-		if err == nil {
-			resp, err = t.commitOnce(ctx)
-		}
-		if err == nil {
-			c.noteCommit(resp)
-			return res, nil
-		}
-		if !isAborted(err) || n >= maxAbortReplays {
-			t.rollbackAfterFailure(ctx)
-			return nil, err
-		}
-		_, serverDelay := retryDelay(err)
-		if serr := sleepCtx(ctx, bo.delay(serverDelay)); serr != nil {
-			return nil, err
-		}
+	res, err := retryAborted(ctx, maxAbortReplays, func() (*Result, error) {
 		t.restart()
+		counts, rs, err := t.runDML(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		// Check the result before committing: a THEN RETURN that
+		// ExecContext cannot report must not be applied.
+		res, err := dmlResult(counts, rs, keyword)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := t.commitOnce(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.noteCommit(resp)
+		return res, nil
+	})
+	if err != nil {
+		t.rollbackAfterFailure(ctx)
+		return nil, err
 	}
+	return res, nil
 }
 
 // rollbackAfterFailure ends a transaction whose statement or commit failed,
@@ -92,20 +89,13 @@ func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRe
 		Mode:                        &spannerpb.TransactionOptions_PartitionedDml_{PartitionedDml: &spannerpb.TransactionOptions_PartitionedDml{}},
 		ExcludeTxnFromChangeStreams: c.cfg.ExcludeTxnFromChangeStreams,
 	}
-	var bo backoff
-	for n := 0; ; n++ {
-		count, err := c.partitionedOnce(ctx, session, opts, tmpl)
-		if err == nil {
-			return &Result{rowsAffected: count}, nil
-		}
-		if !isAborted(err) || n >= maxAbortReplays {
-			return nil, err
-		}
-		_, serverDelay := retryDelay(err)
-		if serr := sleepCtx(ctx, bo.delay(serverDelay)); serr != nil {
-			return nil, err
-		}
+	count, err := retryAborted(ctx, maxAbortReplays, func() (int64, error) {
+		return c.partitionedOnce(ctx, session, opts, tmpl)
+	})
+	if err != nil {
+		return nil, err
 	}
+	return &Result{rowsAffected: count}, nil
 }
 
 func (c *Conn) partitionedOnce(ctx context.Context, session string, opts *spannerpb.TransactionOptions, tmpl *spannerpb.ExecuteSqlRequest) (int64, error) {
@@ -180,13 +170,7 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 	}
 	buf, err := bufferRows(r)
 	if err == nil {
-		err = t.withAbortReplay(ctx, func() error {
-			resp, err := t.commitOnce(ctx)
-			if err == nil {
-				c.noteCommit(resp)
-			}
-			return err
-		})
+		err = c.commitReplaying(ctx, t)
 	}
 	if err != nil {
 		t.rollbackAfterFailure(ctx)

@@ -250,6 +250,9 @@ func (t *txn) commitOnce(ctx context.Context) (*spannerpb.CommitResponse, error)
 	resp, err := callUnary(ctx, commit)
 	if err == nil && resp.GetPrecommitToken() != nil {
 		req.PrecommitToken = resp.GetPrecommitToken()
+		// The server has the mutations already: the official client
+		// retries without them.
+		req.Mutations = nil
 		resp, err = callUnary(ctx, commit)
 	}
 	return resp, err

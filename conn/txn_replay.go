@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -85,14 +86,46 @@ func (t *txn) withAbortReplay(ctx context.Context, f func() error) error {
 	return err
 }
 
+// retryAborted runs attempt until it does not fail with ABORTED, waiting
+// Spanner's retry delay (or a backoff) in between, as long as ctx lasts and
+// at most maxRetries times more (negative: no limit). Work that returned
+// nothing to the caller yet (autocommit DML, Apply, partitioned DML, a
+// RunTransaction function) is retried whole this way; an open transaction
+// is replayed instead.
+func retryAborted[T any](ctx context.Context, maxRetries int, attempt func() (T, error)) (T, error) {
+	var bo backoff
+	for n := 0; ; n++ {
+		out, err := attempt()
+		if !isAborted(err) || n == maxRetries {
+			return out, err
+		}
+		if cerr := sleepCtx(ctx, bo.delay(abortDelay(err))); cerr != nil {
+			return out, &RetryStoppedError{Context: cerr, Last: err}
+		}
+	}
+}
+
+// RetryOnAbort runs f again, after the delay Spanner asked for (or a
+// backoff with jitter), for as long as it fails with ABORTED and ctx lasts.
+// f must be safe to run again: it is the unit of work Spanner aborted. When
+// ctx ends while waiting, the error is a *RetryStoppedError (errors.Is
+// matches both the context's error and the last abort).
+func RetryOnAbort(ctx context.Context, f func() error) error {
+	_, err := retryAborted(ctx, -1, func() (struct{}, error) { return struct{}{}, f() })
+	return err
+}
+
+// abortDelay is the wait an ABORTED error asks for (its RetryInfo), 0 if
+// none.
+func abortDelay(err error) time.Duration { return serverRetryDelay(status.Convert(err)) }
+
 // replayAfter waits the delay Spanner asked for (or a backoff), then
 // begins a new transaction and replays the log, starting over when the
 // replay itself is aborted.
 func (t *txn) replayAfter(ctx context.Context, cause error) error {
 	var bo backoff
 	for n := 0; ; n++ {
-		_, serverDelay := retryDelay(cause)
-		if err := sleepCtx(ctx, bo.delay(serverDelay)); err != nil {
+		if err := sleepCtx(ctx, bo.delay(abortDelay(cause))); err != nil {
 			return cause
 		}
 		t.restart()

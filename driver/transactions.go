@@ -3,13 +3,6 @@ package driver
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"math/rand/v2"
-	"time"
-
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/conn"
 )
@@ -52,15 +45,7 @@ func RunTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func
 		o = *opts
 	}
 	o.Isolation = WithDisableRetryAborts(o.Isolation)
-	for attempt := 0; ; attempt++ {
-		err := runOnce(ctx, db, &o, f)
-		if status.Code(err) != codes.Aborted || errors.Is(err, context.Canceled) {
-			return err
-		}
-		if err := sleep(ctx, retryAfter(err, attempt)); err != nil {
-			return err
-		}
-	}
+	return conn.RetryOnAbort(ctx, func() error { return runOnce(ctx, db, &o, f) })
 }
 
 func runOnce(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error) error {
@@ -73,29 +58,4 @@ func runOnce(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx co
 		return err
 	}
 	return tx.Commit()
-}
-
-// retryAfter is the delay Spanner asked for in an ABORTED error, or an
-// exponential backoff with jitter (10 ms doubling, capped at 32 s).
-func retryAfter(err error, attempt int) time.Duration {
-	if st, ok := status.FromError(err); ok {
-		for _, d := range st.Details() {
-			if ri, ok := d.(*errdetails.RetryInfo); ok && ri.GetRetryDelay() != nil {
-				return ri.GetRetryDelay().AsDuration()
-			}
-		}
-	}
-	ceiling := min(10*time.Millisecond<<min(attempt, 12), 32*time.Second)
-	return time.Duration(rand.Int64N(int64(ceiling))) + 1
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -181,6 +181,15 @@ func TestFakeAutocommitDML(t *testing.T) {
 	if n := len(s.RequestsFor("Commit")); n != 1 {
 		t.Fatalf("%d Commit requests, want 1", n)
 	}
+	// An aborted commit runs the statement again in a new transaction.
+	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.WithRetryDelay(codes.Aborted, "aborted", time.Millisecond)})
+	if _, err := db.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	execs = s.RequestsFor("ExecuteSql")
+	if len(execs) != 3 || len(s.RequestsFor("Commit")) != 3 || execs[2].ExecuteSQL().GetTransaction().GetBegin() == nil {
+		t.Fatalf("after an aborted autocommit: %d ExecuteSql, %d Commit; want 3 and 3, the retry beginning anew", len(execs), len(s.RequestsFor("Commit")))
+	}
 }
 
 // TestFakeAbortReplay: an abort at commit replays the transaction; with

@@ -57,8 +57,25 @@ type armSpec struct {
 	// verify says whether run's checksum must equal the expected checksum
 	// of the workload (the floors do not decode, so they cannot).
 	verify bool
-	open   func(ctx context.Context, e *env) (arm, error)
+	// applies says which workloads the arm runs; nil: the read workloads.
+	applies func(w *workload.Workload) bool
+	open    func(ctx context.Context, e *env) (arm, error)
 }
+
+// runs reports whether the arm runs w.
+func (s armSpec) runs(w *workload.Workload) bool {
+	if s.applies == nil {
+		return w.Op == workload.OpQuery
+	}
+	return s.applies(w)
+}
+
+// unavailableError is an arm's answer to a workload that needs an API the
+// driver does not have (yet): the workload is reported as unavailable for
+// that arm, not as failed, and not run again.
+type unavailableError struct{ reason string }
+
+func (e *unavailableError) Error() string { return "unavailable: " + e.reason }
 
 var registry []armSpec
 
@@ -273,7 +290,9 @@ func valueSum(v any) uint64 {
 }
 
 // expectedSum is the checksum a decoding arm must report for one
-// measurement of w (all its queries).
+// measurement of w (all its queries or operations). A write adds the
+// update count of each statement (1 from the fake server) or, for Apply,
+// the number of mutations.
 func expectedSum(w *workload.Workload) uint64 {
 	rowsSum := func(from, to int) uint64 {
 		var total uint64
@@ -285,6 +304,12 @@ func expectedSum(w *workload.Workload) uint64 {
 		return total
 	}
 	var perQuery uint64
+	switch w.Op {
+	case workload.OpInsert, workload.OpBatchDML, workload.OpApply:
+		return uint64(w.Statements) * uint64(w.Queries)
+	case workload.OpTxn:
+		return (rowsSum(0, w.Rows) + uint64(w.Statements-1)) * uint64(w.Queries)
+	}
 	if w.Cycle && w.Rows > w.CyclePeriod() {
 		p := w.CyclePeriod()
 		perQuery = rowsSum(0, p)*uint64(w.Rows/p) + rowsSum(0, w.Rows%p)
@@ -294,36 +319,52 @@ func expectedSum(w *workload.Workload) uint64 {
 	return perQuery * uint64(w.Queries)
 }
 
+// querier is what runSQL queries: a *sql.DB, *sql.Conn or *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
 // runSQL reads w through database/sql, scanning into d.
-func runSQL(ctx context.Context, db *sql.DB, w *workload.Workload, d *dests, hs *heapSampler) (uint64, error) {
+func runSQL(ctx context.Context, db querier, w *workload.Workload, d *dests, hs *heapSampler, args ...any) (uint64, error) {
 	var total uint64
 	for q := 0; q < w.Queries; q++ {
-		rows, err := db.QueryContext(ctx, w.SQL)
+		rows, err := db.QueryContext(ctx, w.SQL, args...)
 		if err != nil {
 			return 0, fmt.Errorf("query %d: %w", q, err)
 		}
-		n := 0
-		for rows.Next() {
-			if err := rows.Scan(d.ptrs...); err != nil {
-				rows.Close()
-				return 0, fmt.Errorf("query %d row %d: scan: %w", q, n, err)
-			}
-			total += d.sum()
-			n++
-			if hs != nil {
-				hs.tick()
-			}
+		sum, err := scanRows(rows, w, d, hs)
+		if err != nil {
+			return 0, fmt.Errorf("query %d %w", q, err)
 		}
-		if err := rows.Err(); err != nil {
+		total += sum
+	}
+	return total, nil
+}
+
+// scanRows reads and closes rows, which must hold w.Rows rows.
+func scanRows(rows *sql.Rows, w *workload.Workload, d *dests, hs *heapSampler) (uint64, error) {
+	var total uint64
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(d.ptrs...); err != nil {
 			rows.Close()
-			return 0, fmt.Errorf("query %d row %d: %w", q, n, err)
+			return 0, fmt.Errorf("row %d: scan: %w", n, err)
 		}
-		if err := rows.Close(); err != nil {
-			return 0, fmt.Errorf("query %d: close: %w", q, err)
+		total += d.sum()
+		n++
+		if hs != nil {
+			hs.tick()
 		}
-		if n != w.Rows {
-			return 0, fmt.Errorf("query %d returned %d rows, want %d", q, n, w.Rows)
-		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return 0, fmt.Errorf("row %d: %w", n, err)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, fmt.Errorf("close: %w", err)
+	}
+	if n != w.Rows {
+		return 0, fmt.Errorf("returned %d rows, want %d", n, w.Rows)
 	}
 	return total, nil
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -55,8 +56,9 @@ type runState struct {
 
 // armResult collects the rounds of one arm over one workload.
 type armResult struct {
-	rounds []measurement
-	err    error
+	rounds      []measurement
+	err         error
+	unavailable string // the arm cannot run the workload (see unavailableError)
 }
 
 func (cfg *config) validate() error {
@@ -85,6 +87,19 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (*report, er
 	if err != nil {
 		return nil, err
 	}
+	// An arm that runs none of the workloads (a floor for writes) is not
+	// started.
+	var idle []string
+	arms = slices.DeleteFunc(arms, func(a armSpec) bool {
+		none := !slices.ContainsFunc(ws, a.runs)
+		if none {
+			idle = append(idle, a.id)
+		}
+		return none
+	})
+	if len(arms) == 0 {
+		return nil, fmt.Errorf("no selected arm runs the selected workloads")
+	}
 	if cfg.cpuProfileArm != "" {
 		found := false
 		for _, a := range arms {
@@ -99,6 +114,9 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (*report, er
 		results: map[string]map[string]*armResult{}}
 	for _, a := range skipped {
 		st.progress("arm %s skipped: %s", a.id, a.note)
+	}
+	if len(idle) > 0 {
+		st.progress("arms %s run none of the selected workloads", strings.Join(idle, ", "))
 	}
 	if !spannerfastBuilt {
 		st.progress("spannerfast arms not compiled in (built with -tags nospannerfast)")
@@ -282,17 +300,23 @@ func (st *runState) rounds(ctx context.Context) error {
 			for k := 0; k < n; k++ {
 				s := st.arms[(k+r)%n]
 				a, ok := st.open[s.id]
-				if !ok {
+				if !ok || !s.runs(w) {
 					continue
 				}
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 				res := st.result(s.id, w.Name)
-				if res.err != nil {
-					continue // failed in an earlier round
+				if res.err != nil || res.unavailable != "" {
+					continue // failed or unavailable in an earlier round
 				}
 				m, err := measure(ctx, a, w, st.warm[w.Name])
+				var unavailable *unavailableError
+				if errors.As(err, &unavailable) {
+					res.unavailable = unavailable.reason
+					st.progress("round %d/%d %-14s %-*s unavailable: %s", r+1, st.cfg.rounds, w.Name, progressWidth, s.id, unavailable.reason)
+					continue
+				}
 				if err == nil && s.verify && m.Checksum != st.expected[w.Name] {
 					err = fmt.Errorf("read wrong values: checksum %#x, want %#x", m.Checksum, st.expected[w.Name])
 				}
@@ -328,8 +352,8 @@ func describe(w *workload.Workload, m measurement) string {
 	rows := float64(w.TotalRows())
 	var s string
 	if w.PerQuery {
-		q := float64(w.Queries)
-		s = fmt.Sprintf("%8.1f µs CPU/query %8.1f allocs/query", float64(m.CPU.Nanoseconds())/q/1e3, float64(m.Mallocs)/q)
+		q, unit := float64(w.Queries), perWhat(w.Op)
+		s = fmt.Sprintf("%8.1f µs CPU/%s %8.1f allocs/%s", float64(m.CPU.Nanoseconds())/q/1e3, unit, float64(m.Mallocs)/q, unit)
 	} else {
 		s = fmt.Sprintf("%8.0f ns CPU/row   %8.2f allocs/row", float64(m.CPU.Nanoseconds())/rows, float64(m.Mallocs)/rows)
 	}
@@ -363,7 +387,11 @@ func (st *runState) profile(ctx context.Context) error {
 		return fmt.Errorf("starting the CPU profile: %w", err)
 	}
 	var runErr error
+	spec := st.arms[slices.IndexFunc(st.arms, func(s armSpec) bool { return s.id == id })]
 	for _, w := range st.workloads {
+		if !spec.runs(w) {
+			continue
+		}
 		if _, err := a.run(ctx, w, nil); err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("%s: %w", w.Name, err))
 		}

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -93,8 +94,8 @@ func logTicks(lo, hi float64) plot.ConstantTicks {
 }
 
 // writeChart draws grouped bars: per workload, each arm's CPU per row (per
-// query for point and manycols) relative to the baseline arm, on a log
-// scale, with a line at 1.
+// query for point and manycols, per op for writes) relative to the
+// workload's baseline arm, on a log scale, with a line at 1.
 func writeChart(path string, rep *report) error {
 	arms := rep.ranArms()
 	var names []string
@@ -105,11 +106,21 @@ func writeChart(path string, rep *report) error {
 		return fmt.Errorf("chart: no results to draw")
 	}
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Client CPU per row (per query for point, manycols) relative to %s — log scale, lower is better", rep.Meta.Baseline)
-	if rep.Meta.BaselineNote != "" {
-		p.Title.Text += "\n" + rep.Meta.BaselineNote
+	var title []string
+	if rep.has(isRead) {
+		title = append(title, fmt.Sprintf("Client CPU per row (per query for point, manycols) relative to %s — log scale, lower is better", rep.Meta.Baseline))
+		if rep.Meta.BaselineNote != "" {
+			title = append(title, rep.Meta.BaselineNote)
+		}
 	}
+	if rep.has(isWrite) {
+		title = append(title, "Writes: client CPU per op (txread-*: per row) relative to client (txread-checksum: to client's txread-nochecksum) — log scale, lower is better")
+	}
+	p.Title.Text = strings.Join(title, "\n")
 	p.Y.Label.Text = "CPU / " + rep.Meta.Baseline + " CPU"
+	if !rep.has(isRead) {
+		p.Y.Label.Text = "CPU / " + armClient + " CPU"
+	}
 	p.Y.Scale = plot.LogScale{}
 	p.NominalX(names...)
 	// The legend gets its own column right of the plot, where no bar can

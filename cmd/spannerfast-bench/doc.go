@@ -1,8 +1,9 @@
 // Command spannerfast-bench measures how much client CPU, memory allocation
-// and heap it costs to read Spanner query results into Go variables: with
-// spannerfast through database/sql, with the official
-// cloud.google.com/go/spanner client, and with two floors that show what the
-// transport and database/sql cost by themselves.
+// and heap it costs to read Spanner query results into Go variables, and to
+// write and run read-write transactions: with spannerfast through
+// database/sql, with the official cloud.google.com/go/spanner client, and,
+// for reads, with two floors that show what the transport and database/sql
+// cost by themselves.
 //
 // # Running it
 //
@@ -24,10 +25,12 @@
 //
 // Flags:
 //
-//	-workloads  comma list of workloads (default all; see below)
+//	-workloads  comma list of workloads or of the groups all (the
+//	            default), reads and writes (see below)
 //	-arms       comma list of arms (default: every arm built in)
-//	-scale      multiplies the row count of single-query workloads and the
-//	            query count of point, manycols and strings800 (default 1)
+//	-scale      multiplies the row count of single-query workloads, the
+//	            query count of point, manycols and strings800 and the
+//	            operation count of the writes (default 1)
 //	-rounds     interleaved rounds; the best is reported (default 3)
 //	-json       machine-readable results (default bench-results.json; "" skips)
 //	-chart      PNG chart (default bench-chart.png; "" skips)
@@ -43,8 +46,13 @@
 // "ADDR host:port" on stdout, and the parent kills it at the end (the child
 // also exits when its stdin, a pipe from the parent, closes). So the
 // server's CPU time and allocations never count as the client's. The server
-// (internal/benchserver) answers session and transaction calls trivially and
-// picks the result of ExecuteStreamingSql by the SQL text. Results are
+// (internal/benchserver) answers session calls trivially, picks the result
+// of ExecuteStreamingSql by the SQL text, and answers transactions without
+// keeping state: inline begins (the first result message carries the
+// transaction id), DML and DML batches (one row changed per statement),
+// precommit tokens on multiplexed sessions, Commit (refused without a
+// precommit token on a multiplexed session, as Spanner does) and Rollback,
+// with answers built and encoded once. Results are
 // encoded once at start (internal/workload) and sent with a server-side
 // gRPC codec that hands the stored bytes to gRPC unchanged. Messages are
 // about 1 MiB, or 50,000 values when that comes first (the official client's
@@ -65,6 +73,36 @@
 //	point           2,000 queries of 1 row (INT64, STRING, STRING, FLOAT64, BOOL)
 //	manycols        2,000 queries of 1 row of 101 STRING(16) columns
 //	narrow5m        5,000,000 narrow rows in one query, heap sampled
+//
+// Write workloads (operations per measurement at -scale 1; one operation
+// is one committed read-write transaction; figures are per operation,
+// except txread-*, per row):
+//
+//	insert             2,000 autocommit INSERTs of one row with 3 parameters
+//	txn10              500 transactions: a 1-row query, then 9 UPDATEs
+//	batchdml100        200 DML batches of 100 INSERTs
+//	apply1000          50 Applies of 1,000 insert-or-update mutations
+//	txread-checksum    the narrow rows (200,000) read in a read-write
+//	                   transaction with retry_aborts_internally=true
+//	txread-nochecksum  the same with retry_aborts_internally=false
+//
+// The official client does what go-sql-spanner does for the same
+// database/sql calls: insert, txn10 and batchdml100 run in
+// Client.ReadWriteTransaction with tx.Update, tx.Query and tx.BatchUpdate,
+// apply1000 is Client.Apply. spannerfast (the safe arm) uses ExecContext
+// with named parameters; BeginTx, QueryContext, ExecContext and Commit;
+// START BATCH DML, 100 ExecContext and RUN BATCH on one sql.Conn; and
+// Apply on the driver connection through sql.Conn.Raw. The batch
+// statements and Apply are found at run time: while the driver lacks them
+// the tool reports those workloads "unavailable" for spannerfast instead of
+// failing. The two txread workloads measure the abort-replay checksum:
+// spannerfast checksums every row read in a read-write transaction that
+// may be replayed; with retry_aborts_internally=false (a DSN property) it
+// does not. Both spannerfast arms run them; the client, which keeps no
+// checksum, runs txread-nochecksum. The floors and client-borrow run no
+// writes, spannerfast-raw only the txread ones. The checksum of a write
+// operation is its update counts (or its mutation count) plus the values
+// of the rows it read.
 //
 // Values use the exact wire forms of the Spanner API: INT64 as decimal
 // strings of 1 to 19 digits, FLOAT64 as number_value, TIMESTAMP as RFC 3339
@@ -145,6 +183,14 @@
 //     data and gRPC's receive buffering (its flow-control window lets up to
 //     16 MiB of messages wait for the reader).
 //
+// The write workloads get the same tables in their own section ("Writes
+// and transactions", CPU in µs per operation or ns per row, ratios relative
+// to client), then "Abort-replay checksum": per spannerfast arm, ns CPU per
+// row with and without the checksum, the difference, the ratio, the
+// allocations, and the client's ns per row for the same reads. A workload
+// an arm cannot run with this driver shows "unavailable", with the reason
+// under "Failures and unavailable workloads".
+//
 // The last table, Targets, checks each goal of the driver and prints MET or
 // MISSED with the measured value, or N/A when an arm it needs did not run:
 //
@@ -167,7 +213,9 @@
 // beat the official client's fast path; the grey floor bars show how much
 // room is left.
 //
-// The JSON file holds the same data plus every round's raw measurement
+// The JSON file holds the same data (for writes, the *_per_query fields
+// are per operation, and checksum_cost has the checksum table) plus every
+// round's raw measurement
 // (CPU and wall nanoseconds, mallocs, bytes, heap, checksum), the workload
 // definitions with their SQL, and the machine and Go version.
 //

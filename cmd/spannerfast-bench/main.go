@@ -57,7 +57,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	cfg := config{}
 	fs.StringVar(&cfg.workloads, "workloads", "all",
-		"comma-separated workloads: "+strings.Join(workload.Names(), ", "))
+		"comma-separated workloads: "+strings.Join(workload.Names(), ", ")+
+			", or the groups all, "+workload.GroupReads+", "+workload.GroupWrites)
 	fs.StringVar(&cfg.arms, "arms", "all",
 		"comma-separated arms: "+strings.Join(knownArmIDs, ", ")+" (all: every arm built in)")
 	fs.Float64Var(&cfg.scale, "scale", 1, "multiplies row counts (single-query workloads) and query counts (point, manycols, strings800)")

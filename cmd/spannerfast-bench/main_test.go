@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func TestRunTiny(t *testing.T) {
 			t.Errorf("%s on %s: %d rounds", r.Arm, r.Workload, len(r.Rounds))
 		}
 	}
-	if want := len(arms) * len(workload.Names()); len(rep.Results) != want {
+	if want := applicablePairs(t, arms, "all", cfg.scale); len(rep.Results) != want {
 		t.Errorf("%d results, want %d", len(rep.Results), want)
 	}
 
@@ -81,7 +82,8 @@ func TestRunTiny(t *testing.T) {
 			t.Errorf("Markdown lacks workload %s", w)
 		}
 	}
-	for _, s := range []string{"### CPU time", "### Allocations", "### Peak heap", "### Targets", "N/A"} {
+	for _, s := range []string{"### CPU time", "### Allocations", "### Peak heap", "### Targets", "N/A",
+		"## Writes and transactions", "| insert | µs CPU/op |", "| apply1000 | ops/s |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("Markdown lacks %q", s)
 		}
@@ -117,6 +119,12 @@ func TestRunTiny(t *testing.T) {
 	if len(back.Targets) == 0 {
 		t.Error("no targets in JSON")
 	}
+	if r := back.find(armClient, "txn10"); r == nil || r.CPUPerQueryUs <= 0 || r.AllocsPerQuery <= 0 || r.VsBaseline == nil || *r.VsBaseline != 1 {
+		t.Errorf("client txn10 result incomplete: %+v", r)
+	}
+	if back.find(armTransport, "insert") != nil || back.find(armClient, "txread-checksum") != nil {
+		t.Error("results for workloads the arm does not run")
+	}
 
 	// The chart is a PNG, and the profile exists.
 	png, err := os.ReadFile(cfg.chartPath)
@@ -129,6 +137,24 @@ func TestRunTiny(t *testing.T) {
 	if st, err := os.Stat(cfg.cpuProfilePath); err != nil || st.Size() == 0 {
 		t.Errorf("CPU profile: %v", err)
 	}
+}
+
+// applicablePairs counts the (arm, workload) pairs that run.
+func applicablePairs(t *testing.T, arms []string, workloads string, scale float64) int {
+	t.Helper()
+	ws, err := workload.Select(workloads, scale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range allArms() {
+		for _, w := range ws {
+			if slices.Contains(arms, s.id) && s.runs(w) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func TestParseFlags(t *testing.T) {

@@ -19,6 +19,9 @@ type report struct {
 	Arms      []armInfo      `json:"arms"`
 	Results   []*resultRow   `json:"results"`
 	Targets   []targetResult `json:"targets"`
+	// Checksum is the cost of the abort-replay checksum per spannerfast
+	// arm (the txread workloads).
+	Checksum []checksumCost `json:"checksum_cost,omitempty"`
 }
 
 type reportMeta struct {
@@ -49,6 +52,38 @@ type workloadInfo struct {
 	PerQuery     bool     `json:"per_query"`
 	Chunked      bool     `json:"chunked"`
 	PeakHeap     bool     `json:"peak_heap"`
+	// Op is what one operation does ("query" for the reads); for a write
+	// workload, Queries counts operations and the per-query figures are
+	// per operation.
+	Op          string `json:"op"`
+	Write       bool   `json:"write"`
+	Statements  int    `json:"statements_per_op,omitempty"`
+	RetryAborts bool   `json:"retry_aborts_internally,omitempty"`
+	// Baseline is the arm cpu_vs_baseline compares with: the report's
+	// baseline for reads, client for writes. The client keeps no checksum,
+	// so a checksummed transaction read compares with its reading of the
+	// same rows without one (BaselineWorkload).
+	Baseline         string `json:"baseline"`
+	BaselineWorkload string `json:"baseline_workload"`
+}
+
+// per is what the workload's figures are per: row, query or op.
+func (w *workloadInfo) per() string {
+	switch {
+	case !w.PerQuery:
+		return "row"
+	case w.Write:
+		return "op"
+	}
+	return "query"
+}
+
+// perWhat names the unit of a per-operation workload of op.
+func perWhat(op workload.Op) string {
+	if op.Write() {
+		return "op"
+	}
+	return "query"
 }
 
 type armInfo struct {
@@ -62,10 +97,11 @@ type armInfo struct {
 // (CPU and wall time: the fastest round; allocations and heap: the lowest
 // round).
 type resultRow struct {
-	Arm      string        `json:"arm"`
-	Workload string        `json:"workload"`
-	Error    string        `json:"error,omitempty"`
-	Rounds   []measurement `json:"rounds"`
+	Arm         string        `json:"arm"`
+	Workload    string        `json:"workload"`
+	Error       string        `json:"error,omitempty"`
+	Unavailable string        `json:"unavailable,omitempty"`
+	Rounds      []measurement `json:"rounds"`
 
 	Rows    int `json:"rows"` // per measurement (all queries)
 	Queries int `json:"queries"`
@@ -101,6 +137,7 @@ func (st *runState) report() *report {
 			Name: w.Name, Description: w.Description, SQL: w.SQL, Columns: len(w.Columns),
 			Types: w.Kinds(), RowsPerQuery: w.Rows, Queries: w.Queries,
 			PerQuery: w.PerQuery, Chunked: w.Chunked, PeakHeap: w.PeakHeap,
+			Op: w.Op.String(), Write: w.Op.Write(), Statements: w.Statements, RetryAborts: w.RetryAborts,
 		})
 	}
 	for _, s := range st.arms {
@@ -124,7 +161,9 @@ func (st *runState) report() *report {
 			continue
 		}
 		for _, w := range st.workloads {
-			rep.Results = append(rep.Results, summarize(s.id, w, st.result(s.id, w.Name)))
+			if s.runs(w) {
+				rep.Results = append(rep.Results, summarize(s.id, w, st.result(s.id, w.Name)))
+			}
 		}
 	}
 	rep.Meta.Baseline = armBorrow
@@ -136,21 +175,36 @@ func (st *runState) report() *report {
 			rep.Meta.BaselineNote = "client-borrow unavailable (build with -tags spanner_vtproto); ratios are relative to client"
 		}
 	}
+	for i := range rep.Workloads {
+		w := &rep.Workloads[i]
+		w.Baseline, w.BaselineWorkload = rep.Meta.Baseline, w.Name
+		if w.Write {
+			w.Baseline = armClient
+		}
+	}
+	if on, off := rep.txReadPair(); on != nil && off != nil {
+		on.BaselineWorkload = off.Name
+	}
 	for _, r := range rep.Results {
 		w := rep.workload(r.Workload)
-		if r.Error != "" || w == nil {
+		if r.Error != "" || r.Unavailable != "" || w == nil {
 			continue
 		}
-		r.VsBaseline = rep.ratio(r, rep.Meta.Baseline)
+		r.VsBaseline = rep.ratioTo(r, w.Baseline, w.BaselineWorkload)
 		r.VsTransportFloor = rep.ratio(r, armTransport)
 		r.VsSQLFloor = rep.ratio(r, armSQLFloor)
 	}
 	rep.Targets = evaluateTargets(rep)
+	rep.Checksum = checksumCosts(rep)
 	return rep
 }
 
 func summarize(armID string, w *workload.Workload, res *armResult) *resultRow {
 	r := &resultRow{Arm: armID, Workload: w.Name, Rows: w.TotalRows(), Queries: w.Queries, Rounds: res.rounds}
+	if res.unavailable != "" {
+		r.Unavailable = res.unavailable
+		return r
+	}
 	if res.err != nil {
 		r.Error = res.err.Error()
 		return r
@@ -170,16 +224,20 @@ func summarize(armID string, w *workload.Workload, res *armResult) *resultRow {
 	}
 	rows, qs := float64(w.TotalRows()), float64(w.Queries)
 	cpu := float64(best.CPU.Nanoseconds())
-	r.CPUPerRowNs = cpu / rows
 	r.CPUPerQueryUs = cpu / qs / 1e3
-	r.AllocsPerRow = float64(best.Mallocs) / rows
-	r.BytesPerRow = float64(best.Bytes) / rows
 	r.AllocsPerQuery = float64(best.Mallocs) / qs
 	r.BytesPerQuery = float64(best.Bytes) / qs
 	r.WallSeconds = best.Wall.Seconds()
 	if best.Wall > 0 {
-		r.RowsPerSec = rows / best.Wall.Seconds()
 		r.QueriesPerSec = qs / best.Wall.Seconds()
+	}
+	if rows > 0 { // writes without a query read no rows
+		r.CPUPerRowNs = cpu / rows
+		r.AllocsPerRow = float64(best.Mallocs) / rows
+		r.BytesPerRow = float64(best.Bytes) / rows
+		if best.Wall > 0 {
+			r.RowsPerSec = rows / best.Wall.Seconds()
+		}
 	}
 	if w.PeakHeap {
 		r.PeakHeapBytes, r.PeakLiveHeapBytes = best.PeakHeap, best.PeakLive
@@ -191,7 +249,7 @@ func summarize(armID string, w *workload.Workload, res *armResult) *resultRow {
 func (rep *report) get(armID, wl string) *resultRow {
 	for _, r := range rep.Results {
 		if r.Arm == armID && r.Workload == wl {
-			if r.Error != "" {
+			if r.Error != "" || r.Unavailable != "" {
 				return nil
 			}
 			return r
@@ -219,11 +277,18 @@ func (rep *report) workload(name string) *workloadInfo {
 }
 
 func (rep *report) ratio(r *resultRow, refArm string) *float64 {
-	ref := rep.get(refArm, r.Workload)
-	if ref == nil || ref.CPUPerRowNs <= 0 {
+	return rep.ratioTo(r, refArm, r.Workload)
+}
+
+// ratioTo is r's CPU relative to refArm's on workload refWorkload.
+func (rep *report) ratioTo(r *resultRow, refArm, refWorkload string) *float64 {
+	ref := rep.get(refArm, refWorkload)
+	// Per query is the same ratio as per row, and defined for writes that
+	// read no rows.
+	if ref == nil || ref.CPUPerQueryUs <= 0 {
 		return nil
 	}
-	v := r.CPUPerRowNs / ref.CPUPerRowNs
+	v := r.CPUPerQueryUs / ref.CPUPerQueryUs
 	return &v
 }
 
@@ -417,7 +482,15 @@ func (rep *report) metricTable(title, note string, cell func(w *workloadInfo, r 
 
 // metricTableOf is metricTable for the workloads keep selects.
 func (rep *report) metricTableOf(title, note string, keep func(w *workloadInfo) bool, cell func(w *workloadInfo, r *resultRow) string, unit func(w *workloadInfo) string) string {
-	arms := rep.ranArms()
+	var arms []armInfo
+	for _, a := range rep.ranArms() {
+		for i := range rep.Workloads {
+			if keep(&rep.Workloads[i]) && rep.find(a.ID, rep.Workloads[i].Name) != nil {
+				arms = append(arms, a)
+				break
+			}
+		}
+	}
 	var t mdTable
 	t.b.WriteString("### " + title + "\n\n")
 	if note != "" {
@@ -439,6 +512,8 @@ func (rep *report) metricTableOf(title, note string, keep func(w *workloadInfo) 
 			switch {
 			case r == nil:
 				cells = append(cells, "—")
+			case r.Unavailable != "":
+				cells = append(cells, "unavailable")
 			case r.Error != "":
 				cells = append(cells, "FAILED")
 			default:
@@ -461,11 +536,68 @@ func (rep *report) find(armID, wl string) *resultRow {
 	return nil
 }
 
+// perUnit is the unit of a figure: the per-row form for row workloads,
+// per-query otherwise with "query" replaced by "op" for writes.
 func perUnit(w *workloadInfo, row, query string) string {
-	if w.PerQuery {
-		return query
+	if !w.PerQuery {
+		return row
 	}
-	return row
+	if w.per() == "op" {
+		return strings.NewReplacer("queries", "ops", "query", "op").Replace(query)
+	}
+	return query
+}
+
+func (rep *report) has(keep func(*workloadInfo) bool) bool {
+	for i := range rep.Workloads {
+		if keep(&rep.Workloads[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isRead(w *workloadInfo) bool  { return !w.Write }
+func isWrite(w *workloadInfo) bool { return w.Write }
+
+// perOp is the per-row or per-query value of a result.
+func perOp(w *workloadInfo, row, query float64) string {
+	if w.PerQuery {
+		return fmtNum(query)
+	}
+	return fmtNum(row)
+}
+
+// figureTables renders the CPU, ratio, allocation, byte and throughput
+// tables of the workloads keep selects.
+func (rep *report) figureTables(b *strings.Builder, keep func(*workloadInfo) bool, baseline string, floors bool) {
+	b.WriteString(rep.metricTableOf("CPU time", "", keep,
+		func(w *workloadInfo, r *resultRow) string { return perOp(w, r.CPUPerRowNs, r.CPUPerQueryUs) },
+		func(w *workloadInfo) string { return perUnit(w, "ns CPU/row", "µs CPU/query") }))
+	b.WriteString(rep.metricTableOf("CPU relative to "+baseline, "", keep,
+		func(_ *workloadInfo, r *resultRow) string { return fmtRatio(r.VsBaseline) },
+		func(*workloadInfo) string { return "x " + baseline }))
+	if floors {
+		b.WriteString(rep.metricTableOf("CPU relative to the floors", "transport floor / database/sql floor; a database/sql driver can come no lower than about the sum of the two floors.", keep,
+			func(_ *workloadInfo, r *resultRow) string {
+				return fmtRatio(r.VsTransportFloor) + " / " + fmtRatio(r.VsSQLFloor)
+			},
+			func(*workloadInfo) string { return "x transport / x sql" }))
+	}
+	b.WriteString(rep.metricTableOf("Allocations", "", keep,
+		func(w *workloadInfo, r *resultRow) string { return perOp(w, r.AllocsPerRow, r.AllocsPerQuery) },
+		func(w *workloadInfo) string { return perUnit(w, "allocs/row", "allocs/query") }))
+	b.WriteString(rep.metricTableOf("Bytes allocated", "", keep,
+		func(w *workloadInfo, r *resultRow) string { return perOp(w, r.BytesPerRow, r.BytesPerQuery) },
+		func(w *workloadInfo) string { return perUnit(w, "B/row", "B/query") }))
+	b.WriteString(rep.metricTableOf("Throughput (wall clock)", "", keep,
+		func(w *workloadInfo, r *resultRow) string {
+			if w.PerQuery {
+				return fmtRate(r.QueriesPerSec)
+			}
+			return fmtRate(r.RowsPerSec)
+		},
+		func(w *workloadInfo) string { return perUnit(w, "rows/s", "queries/s") }))
 }
 
 func writeMarkdown(out io.Writer, rep *report) error {
@@ -474,11 +606,18 @@ func writeMarkdown(out io.Writer, rep *report) error {
 	b.WriteString("## spannerfast-bench results\n\n")
 	fmt.Fprintf(&b, "%s, %s, %d CPUs (GOMAXPROCS %d); scale %g; best of %d interleaved rounds; fake server: %s.\n\n",
 		m.GoVersion, m.Platform, m.NumCPU, m.GOMAXPROCS, m.Scale, m.Rounds, m.Server)
-	fmt.Fprintf(&b, "Ratios are relative to **%s**.", m.Baseline)
-	if m.BaselineNote != "" {
-		fmt.Fprintf(&b, " Note: %s.", m.BaselineNote)
+	reads, writes := rep.has(isRead), rep.has(isWrite)
+	if reads {
+		fmt.Fprintf(&b, "Ratios of the reads are relative to **%s**.", m.Baseline)
+		if m.BaselineNote != "" {
+			fmt.Fprintf(&b, " Note: %s.", m.BaselineNote)
+		}
+		b.WriteString(" ")
 	}
-	b.WriteString(" CPU is client-process CPU time (user+system, all threads); lower is better.\n\n")
+	if writes {
+		b.WriteString("Ratios of the writes are relative to **client**. ")
+	}
+	b.WriteString("CPU is client-process CPU time (user+system, all threads); lower is better.\n\n")
 	for _, a := range rep.Arms {
 		if !a.Ran {
 			fmt.Fprintf(&b, "- %s: %s\n", a.ID, a.Note)
@@ -486,47 +625,9 @@ func writeMarkdown(out io.Writer, rep *report) error {
 	}
 	b.WriteString("\n")
 
-	b.WriteString(rep.metricTable("CPU time", "",
-		func(w *workloadInfo, r *resultRow) string {
-			if w.PerQuery {
-				return fmtNum(r.CPUPerQueryUs)
-			}
-			return fmtNum(r.CPUPerRowNs)
-		},
-		func(w *workloadInfo) string { return perUnit(w, "ns CPU/row", "µs CPU/query") }))
-	b.WriteString(rep.metricTable("CPU relative to "+m.Baseline, "",
-		func(_ *workloadInfo, r *resultRow) string { return fmtRatio(r.VsBaseline) },
-		func(*workloadInfo) string { return "x " + m.Baseline }))
-	b.WriteString(rep.metricTable("CPU relative to the floors", "transport floor / database/sql floor; a database/sql driver can come no lower than about the sum of the two floors.",
-		func(_ *workloadInfo, r *resultRow) string {
-			return fmtRatio(r.VsTransportFloor) + " / " + fmtRatio(r.VsSQLFloor)
-		},
-		func(*workloadInfo) string { return "x transport / x sql" }))
-	b.WriteString(rep.metricTable("Allocations", "",
-		func(w *workloadInfo, r *resultRow) string {
-			if w.PerQuery {
-				return fmtNum(r.AllocsPerQuery)
-			}
-			return fmtNum(r.AllocsPerRow)
-		},
-		func(w *workloadInfo) string { return perUnit(w, "allocs/row", "allocs/query") }))
-	b.WriteString(rep.metricTable("Bytes allocated", "",
-		func(w *workloadInfo, r *resultRow) string {
-			if w.PerQuery {
-				return fmtNum(r.BytesPerQuery)
-			}
-			return fmtNum(r.BytesPerRow)
-		},
-		func(w *workloadInfo) string { return perUnit(w, "B/row", "B/query") }))
-	b.WriteString(rep.metricTable("Throughput (wall clock)", "",
-		func(w *workloadInfo, r *resultRow) string {
-			if w.PerQuery {
-				return fmtRate(r.QueriesPerSec)
-			}
-			return fmtRate(r.RowsPerSec)
-		},
-		func(w *workloadInfo) string { return perUnit(w, "rows/s", "queries/s") }))
-
+	if reads {
+		rep.figureTables(&b, isRead, m.Baseline, true)
+	}
 	heap := false
 	for _, w := range rep.Workloads {
 		heap = heap || w.PeakHeap
@@ -540,34 +641,49 @@ func writeMarkdown(out io.Writer, rep *report) error {
 			},
 			func(*workloadInfo) string { return "MiB in use / live" }))
 	}
+	if writes {
+		b.WriteString("## Writes and transactions\n\n" +
+			"One op is one committed read-write transaction (see the workload list); txread-* are per row read.\n\n")
+		rep.figureTables(&b, isWrite, armClient, false)
+		writeChecksumTable(&b, rep.Checksum)
+	}
 
 	var errs []string
 	for _, r := range rep.Results {
-		if r.Error != "" {
+		switch {
+		case r.Error != "":
 			errs = append(errs, fmt.Sprintf("- %s on %s: %s", r.Arm, r.Workload, r.Error))
+		case r.Unavailable != "":
+			errs = append(errs, fmt.Sprintf("- %s on %s: unavailable: %s", r.Arm, r.Workload, r.Unavailable))
 		}
 	}
 	if len(errs) > 0 {
-		b.WriteString("### Failures\n\n" + strings.Join(errs, "\n") + "\n\n")
+		b.WriteString("### Failures and unavailable workloads\n\n" + strings.Join(errs, "\n") + "\n\n")
 	}
 
-	b.WriteString("### Targets\n\n")
-	if len(rep.Targets) == 0 {
-		b.WriteString("No target workload was selected.\n")
-	} else {
-		var t mdTable
-		t.header("workload", "arm", "check", "limit", "measured", "result", "note")
-		for _, tr := range rep.Targets {
-			meas := "—"
-			if tr.Status != "N/A" {
-				meas = fmtTarget(tr.Measured, tr.Unit)
-			}
-			t.row(tr.Workload, tr.Arm, tr.Check, "≤ "+fmtTarget(tr.Limit, tr.Unit), meas, tr.Status, tr.Note)
-		}
-		b.WriteString(t.b.String())
+	if reads {
+		writeTargets(&b, rep.Targets)
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+func writeTargets(b *strings.Builder, targets []targetResult) {
+	b.WriteString("### Targets\n\n")
+	if len(targets) == 0 {
+		b.WriteString("No target workload was selected.\n")
+		return
+	}
+	var t mdTable
+	t.header("workload", "arm", "check", "limit", "measured", "result", "note")
+	for _, tr := range targets {
+		meas := "—"
+		if tr.Status != "N/A" {
+			meas = fmtTarget(tr.Measured, tr.Unit)
+		}
+		t.row(tr.Workload, tr.Arm, tr.Check, "≤ "+fmtTarget(tr.Limit, tr.Unit), meas, tr.Status, tr.Note)
+	}
+	b.WriteString(t.b.String())
 }
 
 func fmtTarget(v float64, unit string) string {

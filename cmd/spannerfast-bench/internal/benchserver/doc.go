@@ -2,17 +2,21 @@
 //
 // It implements just enough of google.spanner.v1.Spanner for the benchmark
 // clients: sessions (CreateSession, BatchCreateSessions, GetSession,
-// DeleteSession), trivial transactions (BeginTransaction, Commit, Rollback)
-// and ExecuteStreamingSql, which picks a workload by the exact SQL text and
-// streams its PartialResultSets, plus ExecuteSql for small unchunked results
-// (a driver's SELECT 1). Every other method returns Unimplemented.
+// DeleteSession), ExecuteStreamingSql, which picks a workload by the exact
+// SQL text and streams its PartialResultSets, ExecuteSql for small
+// unchunked results (a driver's SELECT 1) and for DML, and stateless
+// transactions (txn.go): BeginTransaction, inline begins (the first result
+// message carries the transaction), DML and ExecuteBatchDml (every
+// statement changes one row), precommit tokens on multiplexed sessions,
+// Commit and Rollback. Every other method returns Unimplemented.
 //
 // The results are encoded once, when the server is created. A server-side
 // gRPC codec (grpc.ForceServerCodecV2) hands the stored bytes of each
 // message to gRPC as they are, so serving a query costs the server no
 // marshalling at all; requests and the small unary responses go through the
-// standard proto codec. The content subtype stays "proto", so any gRPC
-// client can talk to it.
+// standard proto codec, except the fixed unary answers of txn.go, which are
+// encoded once too. The content subtype stays "proto", so any gRPC client
+// can talk to it.
 //
 // Ownership: the stored messages are shared by all streams (and, for a
 // cyclic workload, by several messages of one stream). gRPC only reads them;

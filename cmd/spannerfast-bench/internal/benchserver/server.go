@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
@@ -30,6 +29,12 @@ type Server struct {
 
 	results map[string][]workload.Message // by SQL text
 	bytes   map[string]int64              // total result size by SQL text
+	// metaLen is the size of the metadata field that starts the first
+	// message of each result; inline begins replace it (see txMessage).
+	metaLen   map[string]int
+	beginMeta map[string][2][]byte // by SQL: metadata field with the read-only / read-write transaction
+
+	stats counters
 
 	nextSession atomic.Int64
 	nextTx      atomic.Int64
@@ -44,7 +49,8 @@ type Server struct {
 // New encodes the results of the workloads, of their warm-up variants and
 // of the hidden SELECT 1.
 func New(ws []*workload.Workload) (*Server, error) {
-	s := &Server{results: map[string][]workload.Message{}, bytes: map[string]int64{}}
+	s := &Server{results: map[string][]workload.Message{}, bytes: map[string]int64{},
+		metaLen: map[string]int{}, beginMeta: map[string][2][]byte{}}
 	seen := map[string]bool{}
 	all := append([]*workload.Workload{}, ws...)
 	for _, w := range ws {
@@ -55,8 +61,14 @@ func New(ws []*workload.Workload) (*Server, error) {
 			continue
 		}
 		seen[w.SQL] = true
+		if !w.HasResult() {
+			continue // writes only: DML is answered by its first keyword
+		}
 		msgs, err := w.Encode()
 		if err != nil {
+			return nil, err
+		}
+		if err := s.prepareBegin(w, msgs[0]); err != nil {
 			return nil, err
 		}
 		s.results[w.SQL] = msgs
@@ -122,9 +134,22 @@ type codec struct{}
 var protoCodec = encoding.GetCodecV2(grpcproto.Name)
 
 func (codec) Marshal(v any) (mem.BufferSlice, error) {
-	if m, ok := v.(*workload.Message); ok {
-		// SliceBuffers are not pooled: Free is a no-op, the bytes stay ours.
+	// SliceBuffers are not pooled: Free is a no-op, the bytes stay ours.
+	switch m := v.(type) {
+	case *workload.Message:
 		return mem.BufferSlice{mem.SliceBuffer(m.Body), mem.SliceBuffer(m.Tail)}, nil
+	case *parts:
+		out := make(mem.BufferSlice, 0, len(*m))
+		for _, b := range *m {
+			if len(b) > 0 {
+				out = append(out, mem.SliceBuffer(b))
+			}
+		}
+		return out, nil
+	case proto.Message:
+		if b, ok := preEncoded.Load(m); ok {
+			return mem.BufferSlice{mem.SliceBuffer(b.([]byte))}, nil
+		}
 	}
 	return protoCodec.Marshal(v)
 }
@@ -136,8 +161,12 @@ func (codec) Name() string { return grpcproto.Name }
 
 func (s *Server) newSession(db string, multiplexed bool) *spannerpb.Session {
 	n := s.nextSession.Add(1)
+	kind := "s"
+	if multiplexed {
+		kind = multiplexedMark // see isMultiplexed
+	}
 	return &spannerpb.Session{
-		Name:        fmt.Sprintf("%s/sessions/s%d", db, n),
+		Name:        fmt.Sprintf("%s/sessions/%s%d", db, kind, n),
 		CreateTime:  timestamppb.Now(),
 		Multiplexed: multiplexed,
 	}
@@ -176,25 +205,12 @@ func (s *Server) DeleteSession(context.Context, *spannerpb.DeleteSessionRequest)
 	return &emptypb.Empty{}, nil
 }
 
-// BeginTransaction returns a new transaction id.
-func (s *Server) BeginTransaction(context.Context, *spannerpb.BeginTransactionRequest) (*spannerpb.Transaction, error) {
-	n := s.nextTx.Add(1)
-	return &spannerpb.Transaction{Id: fmt.Appendf(nil, "tx%d", n), ReadTimestamp: timestamppb.Now()}, nil
-}
-
-// Commit commits nothing.
-func (s *Server) Commit(context.Context, *spannerpb.CommitRequest) (*spannerpb.CommitResponse, error) {
-	return &spannerpb.CommitResponse{CommitTimestamp: timestamppb.New(time.Now())}, nil
-}
-
-// Rollback rolls back nothing.
-func (s *Server) Rollback(context.Context, *spannerpb.RollbackRequest) (*emptypb.Empty, error) {
-	return &emptypb.Empty{}, nil
-}
-
 // ExecuteSql returns a whole result at once (for small queries such as a
 // driver's SELECT 1; chunked results are not supported).
 func (s *Server) ExecuteSql(_ context.Context, req *spannerpb.ExecuteSqlRequest) (*spannerpb.ResultSet, error) {
+	if isDML(req.GetSql()) {
+		return s.executeDML(req)
+	}
 	msgs, ok := s.results[req.GetSql()]
 	if !ok {
 		return nil, status.Errorf(codes.InvalidArgument, "fake server has no result for SQL %q", req.GetSql())
@@ -219,6 +235,16 @@ func (s *Server) ExecuteSql(_ context.Context, req *spannerpb.ExecuteSqlRequest)
 	for i := 0; n > 0 && i+n <= len(vals); i += n {
 		rs.Rows = append(rs.Rows, &structpb.ListValue{Values: vals[i : i+n]})
 	}
+	tx, err := s.txOf(req.GetSession(), req.GetTransaction(), false)
+	if err != nil {
+		return nil, err
+	}
+	if tx.begin != nil {
+		rs.Metadata.Transaction = tx.begin
+	}
+	if tx.precommit {
+		rs.PrecommitToken = precommitToken
+	}
 	return rs, nil
 }
 
@@ -228,6 +254,10 @@ func (s *Server) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream sp
 	msgs, ok := s.results[req.GetSql()]
 	if !ok {
 		return status.Errorf(codes.InvalidArgument, "fake server has no result for SQL %q", req.GetSql())
+	}
+	tx, err := s.txOf(req.GetSession(), req.GetTransaction(), false)
+	if err != nil {
+		return err
 	}
 	s.queries.Add(1)
 	start := 0
@@ -239,7 +269,7 @@ func (s *Server) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream sp
 		start = i + 1
 	}
 	for i := start; i < len(msgs); i++ {
-		if err := stream.SendMsg(&msgs[i]); err != nil {
+		if err := stream.SendMsg(s.txMessage(req.GetSql(), msgs, i, tx)); err != nil {
 			return err
 		}
 	}

@@ -129,16 +129,13 @@ func TestErrorsAndSmallCalls(t *testing.T) {
 	if _, err := c.GetSession(ctx, &spannerpb.GetSessionRequest{Name: "nope"}); status.Code(err) != codes.NotFound {
 		t.Errorf("GetSession: %v", err)
 	}
-	if _, err := c.BeginTransaction(ctx, &spannerpb.BeginTransactionRequest{}); err != nil {
-		t.Error(err)
-	}
-	if _, err := c.Commit(ctx, &spannerpb.CommitRequest{}); err != nil {
-		t.Error(err)
+	if _, err := c.BeginTransaction(ctx, &spannerpb.BeginTransactionRequest{}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("BeginTransaction without a mode: %v", err)
 	}
 	if _, err := c.Rollback(ctx, &spannerpb.RollbackRequest{}); err != nil {
 		t.Error(err)
 	}
-	if _, err := c.ExecuteBatchDml(ctx, &spannerpb.ExecuteBatchDmlRequest{}); status.Code(err) != codes.Unimplemented {
-		t.Errorf("ExecuteBatchDml: %v", err)
+	if _, err := c.PartitionQuery(ctx, &spannerpb.PartitionQueryRequest{}); status.Code(err) != codes.Unimplemented {
+		t.Errorf("PartitionQuery: %v", err)
 	}
 }

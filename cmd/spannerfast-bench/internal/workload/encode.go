@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
@@ -33,6 +34,7 @@ const (
 	prsValues       = 2
 	prsChunkedValue = 3
 	prsResumeToken  = 4
+	prsPrecommit    = 8
 	prsLast         = 9
 )
 
@@ -159,13 +161,22 @@ func (w *Workload) CyclePeriod() int {
 	return w.memo.period
 }
 
-func (w *Workload) metadataField() ([]byte, error) {
-	md, err := proto.Marshal(w.Metadata())
+// MetadataField is the encoded metadata field (with its tag) that starts
+// the first message of Encode; with tx, the metadata also carries the
+// transaction (an inline begin's answer).
+func (w *Workload) MetadataField(tx *spannerpb.Transaction) ([]byte, error) {
+	md := w.Metadata()
+	md.Transaction = tx
+	return w.encodeMetadata(md)
+}
+
+func (w *Workload) encodeMetadata(md *spannerpb.ResultSetMetadata) ([]byte, error) {
+	enc, err := proto.Marshal(md)
 	if err != nil {
 		return nil, fmt.Errorf("encoding metadata of %s: %w", w.Name, err)
 	}
 	b := protowire.AppendTag(nil, prsMetadata, protowire.BytesType)
-	return protowire.AppendBytes(b, md), nil
+	return protowire.AppendBytes(b, enc), nil
 }
 
 // ResumeToken is the resume token of message i.
@@ -185,6 +196,17 @@ func TokenIndex(tok []byte) (int, error) {
 	return int(v - 1), nil
 }
 
+// PrecommitField encodes t as a PartialResultSet precommit_token field, to
+// send after a message's other fields.
+func PrecommitField(t *spannerpb.MultiplexedSessionPrecommitToken) ([]byte, error) {
+	enc, err := proto.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("encoding a precommit token: %w", err)
+	}
+	b := protowire.AppendTag(nil, prsPrecommit, protowire.BytesType)
+	return protowire.AppendBytes(b, enc), nil
+}
+
 func tail(i int, last bool) []byte {
 	b := protowire.AppendTag(nil, prsResumeToken, protowire.BytesType)
 	b = protowire.AppendBytes(b, ResumeToken(i))
@@ -200,7 +222,7 @@ func tail(i int, last bool) []byte {
 // one, last on the final one. Unchunked results end messages at row
 // boundaries; chunked ones end every message but the last inside a value.
 func (w *Workload) Encode() ([]Message, error) {
-	meta, err := w.metadataField()
+	meta, err := w.MetadataField(nil)
 	if err != nil {
 		return nil, err
 	}

@@ -122,6 +122,16 @@ type Workload struct {
 	// Hidden workloads are served but not run by default.
 	Hidden bool
 
+	// Op is what one operation of the workload does: a query read outside
+	// a transaction (the read workloads) or a write or transaction (see
+	// writes.go). Queries counts the operations of one measurement.
+	Op Op
+	// Statements is the number of DML statements (or mutations, for
+	// OpApply) of one operation of a write workload.
+	Statements int
+	// RetryAborts is retry_aborts_internally of an OpTxRead workload.
+	RetryAborts bool
+
 	seed uint64
 	memo *periodMemo // shared by copies: the rows are the same
 }
@@ -238,14 +248,20 @@ func Catalog(scale float64) []*Workload {
 			Columns: many, Rows: 1, Queries: scaled(manycolsQs, scale), PerQuery: true, seed: 5},
 		{Name: "narrow5m", Description: "one query of narrow rows (5 M at scale 1), heap sampled",
 			Columns: narrowCols, Rows: scaled(narrow5mRows, scale), Queries: 1, PeakHeap: true, Cycle: true, seed: 1},
+	}
+	ws = append(ws, writeCatalog(scale, narrowCols, pointCols)...)
+	ws = append(ws, []*Workload{
 		{Name: "select1", Description: "SELECT 1, for connection checks",
 			Columns: []Column{{Name: "one", Kind: Int64}}, Rows: 1, Queries: 1, Hidden: true, seed: 6},
-	}
+	}...)
 	for _, w := range ws {
 		w.memo = &periodMemo{}
-		if w.Name == "select1" {
+		switch {
+		case w.Name == "select1":
 			w.SQL = "SELECT 1"
 			continue
+		case w.SQL != "" || !w.HasResult():
+			continue // set by writeCatalog
 		}
 		names := make([]string, len(w.Columns))
 		for i, c := range w.Columns {
@@ -269,23 +285,43 @@ func ListNames(list string) []string {
 	return out
 }
 
-// Select returns the workloads named in list (comma separated; "" or "all"
-// for every visible one), in catalog order.
+// Workload groups that -workloads accepts besides single names.
+const (
+	GroupAll    = "all"
+	GroupReads  = "reads"
+	GroupWrites = "writes"
+)
+
+// inGroup reports whether a visible workload belongs to group.
+func (w *Workload) inGroup(group string) bool {
+	switch group {
+	case GroupAll:
+		return !w.Hidden
+	case GroupReads:
+		return !w.Hidden && !w.Op.Write()
+	case GroupWrites:
+		return !w.Hidden && w.Op.Write()
+	}
+	return false
+}
+
+// Select returns the workloads named in list (comma separated names, or
+// the groups "all" (also ""), "reads" and "writes"), in catalog order.
 func Select(list string, scale float64) ([]*Workload, error) {
 	all := Catalog(scale)
-	if list == "" || list == "all" {
-		var out []*Workload
-		for _, w := range all {
-			if !w.Hidden {
-				out = append(out, w)
-			}
-		}
-		return out, nil
+	if list == "" {
+		list = GroupAll
 	}
 	want := map[string]bool{}
 	for _, n := range ListNames(list) {
+		if n == GroupAll || n == GroupReads || n == GroupWrites {
+			for _, w := range all {
+				want[w.Name] = want[w.Name] || w.inGroup(n)
+			}
+			continue
+		}
 		if !slices.ContainsFunc(all, func(w *Workload) bool { return w.Name == n }) {
-			return nil, fmt.Errorf("unknown workload %q (known: %s)", n, strings.Join(Names(), ", "))
+			return nil, fmt.Errorf("unknown workload %q (known: %s, or the groups all, reads, writes)", n, strings.Join(Names(), ", "))
 		}
 		want[n] = true
 	}
@@ -335,15 +371,18 @@ const warmMessages = 3
 // measurement sees the steady state rather than a cold start.
 func (w *Workload) WarmUp() *Workload {
 	c := *w
+	c.Queries = min(w.Queries, 20)
+	c.Hidden = true
+	c.Name = w.Name + "-warmup"
+	if !w.HasResult() {
+		return &c // writes only: the same statements, fewer times
+	}
 	perMsg := MaxValuesPerMessage / len(w.Columns)
 	if size := w.rowSize(0); size > 0 {
 		perMsg = min(perMsg, MessageTarget/size+1)
 	}
 	c.Rows = min(w.Rows, warmMessages*perMsg)
-	c.Queries = min(w.Queries, 20)
 	c.PeakHeap = false
-	c.Hidden = true
-	c.Name = w.Name + "-warmup"
 	c.SQL = w.SQL + " /* warm-up */"
 	return &c
 }

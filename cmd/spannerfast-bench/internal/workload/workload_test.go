@@ -287,4 +287,18 @@ func TestSelect(t *testing.T) {
 			t.Fatal("hidden workload selected by default")
 		}
 	}
+	reads, _ := Select(GroupReads, 1)
+	writes, _ := Select(" writes ", 1)
+	if len(reads)+len(writes) != len(all) || len(reads) == 0 || len(writes) == 0 {
+		t.Fatalf("%d reads + %d writes, %d in all", len(reads), len(writes), len(all))
+	}
+	for _, w := range writes {
+		if !w.Op.Write() || (w.Op == OpApply) == (w.SQL != "") || w.Statements < 1 && w.Op != OpTxRead {
+			t.Errorf("write workload %s: op %v, SQL %q, %d statements", w.Name, w.Op, w.SQL, w.Statements)
+		}
+	}
+	both, err := Select("reads,insert", 1)
+	if err != nil || len(both) != len(reads)+1 {
+		t.Errorf("reads,insert: %d workloads, %v", len(both), err)
+	}
 }

@@ -1,0 +1,62 @@
+package conn
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+func abortedAfter(d time.Duration) error {
+	st, _ := status.New(codes.Aborted, "aborted").WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(d)})
+	return st.Err()
+}
+
+// TestAbortDelay: an ABORTED error's RetryInfo is the wait before the
+// retry (Spanner tells how long to back off after a conflict).
+func TestAbortDelay(t *testing.T) {
+	if got := abortDelay(abortedAfter(1500 * time.Millisecond)); got != 1500*time.Millisecond {
+		t.Fatalf("abortDelay = %v, want 1.5s", got)
+	}
+	if got := abortDelay(status.Error(codes.Aborted, "no info")); got != 0 {
+		t.Fatalf("abortDelay without RetryInfo = %v, want 0", got)
+	}
+}
+
+// TestRetryOnAbort: f runs again while it is aborted; other errors end it;
+// a context that ends during the wait stops it with an error matching both
+// the context and the abort.
+func TestRetryOnAbort(t *testing.T) {
+	ctx := context.Background()
+	calls := 0
+	err := RetryOnAbort(ctx, func() error {
+		calls++
+		if calls < 3 {
+			return abortedAfter(time.Millisecond)
+		}
+		return nil
+	})
+	if err != nil || calls != 3 {
+		t.Fatalf("RetryOnAbort = %v after %d calls, want nil after 3", err, calls)
+	}
+	boom := status.Error(codes.InvalidArgument, "boom")
+	if err := RetryOnAbort(ctx, func() error { return boom }); err != boom {
+		t.Fatalf("RetryOnAbort = %v, want the non-abort error as is", err)
+	}
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = RetryOnAbort(short, func() error { return abortedAfter(time.Hour) })
+	if !errors.Is(err, context.DeadlineExceeded) || status.Code(err) != codes.DeadlineExceeded || time.Since(start) > 10*time.Second {
+		t.Fatalf("RetryOnAbort with an ending context = %v", err)
+	}
+	var stopped *RetryStoppedError
+	if !errors.As(err, &stopped) || status.Code(stopped.Last) != codes.Aborted {
+		t.Fatalf("RetryOnAbort's error %v does not carry the abort", err)
+	}
+}
