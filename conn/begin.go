@@ -59,7 +59,7 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 		if !opts.ReadOnly {
 			return nil, status.Error(codes.InvalidArgument, "spannerfast: a batch read-only transaction must be read-only")
 		}
-		return nil, status.Errorf(codes.Unimplemented, "spannerfast: batch read-only transactions (partitioned queries) are %v", errNotYet)
+		return c.beginBatchReadOnly(ctx)
 	}
 	session, err := c.client.Session(ctx)
 	if err != nil {

@@ -41,6 +41,9 @@ type Conn struct {
 	tx     *txn       // the open transaction, if any
 	locals *txnLocals // what SET LOCAL changed in it
 	batch  *batch     // the active DDL or DML batch, if any (batch.go)
+
+	batchRO   *txn           // c.tx when it is a batch read-only transaction (partitions.go)
+	nextBound *dsn.Staleness // the next batch read-only transaction's bound, if not read_only_staleness
 }
 
 var (
@@ -90,6 +93,9 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 		return nil, err
 	}
 	c.settleLocals()
+	if r, ok, err := c.queryPartitioned(ctx, st, args, opts); ok {
+		return r, err
+	}
 	switch {
 	case st.kind == kindClientShow:
 		return c.showVariable(st.rest)
@@ -289,9 +295,9 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 	}
 	c.settleLocals()
 	switch {
-	case st.kind == kindClientShow:
+	case st.kind == kindClientShow, isPartitionStatement(st):
 		return nil, status.Errorf(codes.InvalidArgument,
-			"spannerfast: SHOW returns a row: run it with QueryContext")
+			"spannerfast: %s returns rows: run it with QueryContext", st.keyword)
 	case st.kind >= kindClientSet:
 		return c.execClientStatement(ctx, st)
 	}

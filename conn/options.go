@@ -9,6 +9,25 @@ type QueryOptions struct {
 	// RawDecode, when not nil, overrides the connection's raw_decode for
 	// this query.
 	RawDecode *bool
+
+	// Partitioned queries (partitions.go).
+
+	// PartitionQuery only partitions the query: the result is one row with
+	// one column, PartitionedQuery, holding a *PartitionedQuery. It needs a
+	// batch read-only transaction.
+	PartitionQuery bool
+	// AutoPartition, when not nil, overrides auto_partition_mode: the query
+	// is partitioned and all partitions are read into one Rows.
+	AutoPartition *bool
+	// DataBoost, when not nil, overrides data_boost_enabled.
+	DataBoost *bool
+	// MaxPartitions, when > 0, overrides max_partitions.
+	MaxPartitions int64
+	// MaxParallelism, when > 0, is how many partitions are read at once.
+	MaxParallelism int
+	// Partition, when not nil, runs that partition instead of the query
+	// (PartitionedQuery.Execute).
+	Partition *Partition
 }
 
 // merge lays o over the options given before it in the same statement.
@@ -16,6 +35,7 @@ func (q *QueryOptions) merge(o QueryOptions) {
 	if o.RawDecode != nil {
 		q.RawDecode = o.RawDecode
 	}
+	q.mergePartitioned(o)
 }
 
 // pendingOptions carries QueryOptions from CheckNamedValue, which removes

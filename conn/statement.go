@@ -21,6 +21,7 @@ const (
 	kindBatchStart                          // START BATCH {DDL | DML}
 	kindBatchRun                            // RUN BATCH
 	kindBatchAbort                          // ABORT BATCH
+	kindPartition                           // PARTITION <query> (partitions.go)
 )
 
 // clientKinds maps the first keyword of a client-side statement to its kind.
@@ -30,6 +31,7 @@ var clientKinds = map[string]statementKind{
 	"SET": kindClientSet, "SHOW": kindClientShow, "RESET": kindClientReset,
 	"BEGIN": kindClientBegin, "COMMIT": kindClientCommit, "ROLLBACK": kindClientRollback,
 	"START": kindBatchStart, "RUN": kindBatchRun, "ABORT": kindBatchAbort,
+	"PARTITION": kindPartition,
 }
 
 // statement is a parsed SQL text.

@@ -148,10 +148,10 @@
 //	ddl_async_wait_timeout           duration, 10s             accepted; applied by DDL support (future)
 //	directed_read                    DirectedReadOptions in    accepted (must parse); applied by
 //	                                 protobuf JSON, ""         directed reads (future)
-//	auto_partition_mode              bool, false               accepted; applied by partitioned queries (future)
-//	data_boost_enabled               bool, false               accepted; applied by partitioned queries (future)
-//	max_partitions                   int64 >= 0, 0 (no hint)   accepted; applied by partitioned queries (future)
-//	max_partitioned_parallelism      int64 >= 0, 1             accepted; applied by partitioned queries (future)
+//	auto_partition_mode              bool, false               conn (queries read partitioned)
+//	data_boost_enabled               bool, false               conn (partition requests)
+//	max_partitions                   int64 >= 0, 0 (no hint)   conn (PartitionQuery hint)
+//	max_partitioned_parallelism      int64 >= 0, 1             conn (partitions read at once; 0: CPUs)
 //	commit_timestamp                 read-only                 FailedPrecondition in a DSN or SET; SHOW only
 //	commit_response                  read-only                 FailedPrecondition in a DSN or SET; SHOW only
 //	read_timestamp                   read-only                 FailedPrecondition in a DSN or SET; SHOW only

@@ -27,6 +27,7 @@
 //     DropDatabase, answered with long-running operations that
 //     GetOperation completes (SetOperationPolls); AddDDLError scripts a
 //     failing DDL operation. Nothing is applied.
+//   - PartitionQuery and partition tokens: see partitions.go.
 //   - Everything else is UNIMPLEMENTED.
 //
 // # Streams

@@ -43,7 +43,8 @@ type Server struct {
 	methodFaults  map[string][]*faultState
 	nextID        int
 	commitRetries int
-	admin         *admin // database admin and operations services (admin.go)
+	admin         *admin         // database admin and operations services (admin.go)
+	parts         partitionState // partitions.go
 }
 
 // Request is one recorded RPC request.

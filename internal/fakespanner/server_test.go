@@ -139,7 +139,7 @@ func TestSessions(t *testing.T) {
 		t.Fatalf("batch of 500: %d %v", len(batch.GetSession()), err)
 	}
 	// Unimplemented methods say so.
-	_, err = c.PartitionQuery(ctx, &spannerpb.PartitionQueryRequest{})
+	_, err = c.PartitionRead(ctx, &spannerpb.PartitionReadRequest{})
 	wantCode(t, err, codes.Unimplemented, "")
 }
 

@@ -183,6 +183,9 @@ func DML(rowCount int64) *Result {
 }
 
 func (s *Server) lookup(req *spannerpb.ExecuteSqlRequest) (*script, error) {
+	if len(req.GetPartitionToken()) > 0 {
+		return s.lookupPartition(req)
+	}
 	s.mu.Lock()
 	sc, ok := s.scripts[req.GetSql()]
 	fb := s.fallback

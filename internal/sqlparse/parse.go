@@ -17,7 +17,7 @@ const (
 	Query  Kind = iota // SELECT, WITH, GRAPH, FROM, and any keyword not listed below
 	DML                // INSERT, UPDATE, DELETE
 	DDL                // CREATE, DROP, ALTER, ANALYZE, GRANT, REVOKE, RENAME
-	Client             // SET, SHOW, RESET, BEGIN, COMMIT, ROLLBACK, START, RUN, ABORT: run by the driver
+	Client             // SET, SHOW, RESET, BEGIN, COMMIT, ROLLBACK, START, RUN, ABORT, PARTITION: run by the driver
 )
 
 // DMLKind is the kind of change a DML statement makes.
@@ -93,6 +93,7 @@ var keywords = []struct {
 	{"SET", Client, NotDML}, {"SHOW", Client, NotDML}, {"RESET", Client, NotDML},
 	{"BEGIN", Client, NotDML}, {"COMMIT", Client, NotDML}, {"ROLLBACK", Client, NotDML},
 	{"START", Client, NotDML}, {"RUN", Client, NotDML}, {"ABORT", Client, NotDML},
+	{"PARTITION", Client, NotDML}, // PARTITION <query>; RUN PARTITION and RUN PARTITIONED QUERY start with RUN
 }
 
 // Parse classifies sql and scans its parameters. It never panics; any text

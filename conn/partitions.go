@@ -1,0 +1,506 @@
+package conn
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/base64"
+	"encoding/binary"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/rows"
+)
+
+// Partitioned queries read one query through several streams: Spanner
+// splits the query (PartitionQuery) in a batch read-only transaction, and
+// every partition runs as its own ExecuteStreamingSql carrying the
+// partition token, optionally on Data Boost (data_boost_enabled).
+//
+// The ways in, as go-sql-spanner's:
+//
+//   - BeginTx with ReadOnly and IsolationBatchReadOnly: a batch read-only
+//     transaction, begun at once with BeginTransaction at
+//     read_only_staleness (or the bound SetNextBatchBound gave). Plain
+//     queries in it run in the transaction.
+//   - QueryOptions.PartitionQuery in that transaction: one row, one column
+//     (PartitionedQuery) holding a *PartitionedQuery, whose partitions run
+//     anywhere (PartitionedQuery.Execute, RUN PARTITION, or bytes).
+//   - QueryOptions.AutoPartition, auto_partition_mode, or RUN PARTITIONED
+//     QUERY <query>: the query is partitioned and all partitions are read
+//     into one Rows (partitionedRows), in the batch transaction if one is
+//     open, else in a batch read-only transaction of its own at
+//     read_only_staleness.
+//   - PARTITION <query>: one row per partition, column PARTITION, holding
+//     the partition id (Partition.ID); RUN PARTITION '<id>' reads one.
+//
+// In a read-only or read-write transaction that is not a batch one, all of
+// these fail with FailedPrecondition (RUN PARTITION excepted: a partition
+// carries its own transaction).
+
+// Partition is one part of a partitioned query: everything needed to read
+// it, from this process or another (see MarshalBinary). It is immutable.
+type Partition struct {
+	req    *spannerpb.ExecuteSqlRequest // the request that reads it; shared, read only
+	readTS time.Time
+}
+
+// ReadTimestamp is the read timestamp of the batch transaction the
+// partition belongs to (zero if Spanner did not report one).
+func (p *Partition) ReadTimestamp() time.Time { return p.readTS }
+
+// SQL is the text sent for the partition (positional parameters rewritten
+// to @p1, @p2...).
+func (p *Partition) SQL() string { return p.req.GetSql() }
+
+// DataBoost reports whether the partition runs on Data Boost.
+func (p *Partition) DataBoost() bool { return p.req.GetDataBoostEnabled() }
+
+// Encoding of a partition, version 1:
+//
+//	bytes 0-3   "sfpt" (magic)
+//	byte  4     1 (version)
+//	bytes 5-12  read timestamp, Unix nanoseconds, big-endian int64 (0: none)
+//	bytes 13-   google.spanner.v1.ExecuteSqlRequest, deterministic protobuf:
+//	            session, transaction {id}, sql, params, param_types,
+//	            partition_token, data_boost_enabled, query_options,
+//	            request_options
+//
+// A later version gets a new version byte; decoders refuse versions they
+// do not know. The session and transaction id inside are live server state:
+// see "Lifetime" in the README.
+const (
+	partitionMagic   = "sfpt"
+	partitionVersion = 1
+	partitionHeader  = len(partitionMagic) + 1 + 8
+)
+
+// MarshalBinary encodes the partition (see the encoding above).
+func (p *Partition) MarshalBinary() ([]byte, error) {
+	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(p.req)
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "spannerfast: encoding a partition: %v", err)
+	}
+	b := make([]byte, partitionHeader, partitionHeader+len(body))
+	copy(b, partitionMagic)
+	b[len(partitionMagic)] = partitionVersion
+	var ns int64
+	if !p.readTS.IsZero() {
+		ns = p.readTS.UnixNano()
+	}
+	binary.BigEndian.PutUint64(b[len(partitionMagic)+1:], uint64(ns))
+	return append(b, body...), nil
+}
+
+// UnmarshalBinary decodes what MarshalBinary encoded. Errors are
+// InvalidArgument and say what is wrong.
+func (p *Partition) UnmarshalBinary(b []byte) error {
+	if len(b) < partitionHeader || string(b[:len(partitionMagic)]) != partitionMagic {
+		return status.Error(codes.InvalidArgument, "spannerfast: not a spannerfast partition (bad header)")
+	}
+	if v := b[len(partitionMagic)]; v != partitionVersion {
+		return status.Errorf(codes.InvalidArgument, "spannerfast: partition encoding version %d is not supported (want %d)", v, partitionVersion)
+	}
+	req := &spannerpb.ExecuteSqlRequest{}
+	if err := proto.Unmarshal(b[partitionHeader:], req); err != nil {
+		return status.Errorf(codes.InvalidArgument, "spannerfast: partition does not decode: %v", err)
+	}
+	switch {
+	case req.GetSession() == "":
+		return status.Error(codes.InvalidArgument, "spannerfast: partition has no session")
+	case len(req.GetTransaction().GetId()) == 0:
+		return status.Error(codes.InvalidArgument, "spannerfast: partition has no transaction id")
+	case len(req.GetPartitionToken()) == 0:
+		return status.Error(codes.InvalidArgument, "spannerfast: partition has no partition token")
+	}
+	var readTS time.Time
+	if ns := int64(binary.BigEndian.Uint64(b[len(partitionMagic)+1:])); ns != 0 {
+		readTS = time.Unix(0, ns).UTC()
+	}
+	*p = Partition{req: req, readTS: readTS}
+	return nil
+}
+
+// ID is the partition's encoding in unpadded URL-safe base64: the text
+// PARTITION returns and RUN PARTITION '<id>' takes.
+func (p *Partition) ID() (string, error) {
+	b, err := p.MarshalBinary()
+	if err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// ParsePartitionID decodes a partition id (Partition.ID).
+func ParsePartitionID(id string) (*Partition, error) {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(id, "="))
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: partition id is not URL-safe base64: %v", err)
+	}
+	p := &Partition{}
+	if err := p.UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// PartitionedQuery is a query partitioned in a batch read-only transaction
+// (QueryOptions.PartitionQuery). Scan the one row of that query into it.
+type PartitionedQuery struct {
+	SQL           string // the statement as sent (`?` rewritten to @p1, @p2...)
+	ReadTimestamp time.Time
+	Partitions    []*Partition
+}
+
+// Scan takes the *PartitionedQuery of a PartitionQuery result.
+func (pq *PartitionedQuery) Scan(src any) error {
+	v, ok := src.(*PartitionedQuery)
+	if !ok {
+		return status.Errorf(codes.InvalidArgument, "spannerfast: cannot scan %T into a PartitionedQuery", src)
+	}
+	*pq = *v
+	return nil
+}
+
+// Queryer runs queries: *sql.DB, *sql.Conn and *sql.Tx are Queryers.
+type Queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// Execute reads partition index through db (any spannerfast *sql.DB,
+// *sql.Conn or *sql.Tx on the same database, in this process or another).
+func (pq *PartitionedQuery) Execute(ctx context.Context, index int, db Queryer) (*sql.Rows, error) {
+	if index < 0 || index >= len(pq.Partitions) {
+		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: partition index %d out of range [0, %d)", index, len(pq.Partitions))
+	}
+	return db.QueryContext(ctx, pq.SQL, QueryOptions{Partition: pq.Partitions[index]})
+}
+
+// mergePartitioned lays the partitioned-query options of o over q's.
+func (q *QueryOptions) mergePartitioned(o QueryOptions) {
+	q.PartitionQuery = q.PartitionQuery || o.PartitionQuery
+	if o.AutoPartition != nil {
+		q.AutoPartition = o.AutoPartition
+	}
+	if o.DataBoost != nil {
+		q.DataBoost = o.DataBoost
+	}
+	if o.MaxPartitions > 0 {
+		q.MaxPartitions = o.MaxPartitions
+	}
+	if o.MaxParallelism > 0 {
+		q.MaxParallelism = o.MaxParallelism
+	}
+	if o.Partition != nil {
+		q.Partition = o.Partition
+	}
+}
+
+// SetNextBatchBound sets the timestamp bound of the next batch read-only
+// transaction begun on the connection (instead of read_only_staleness).
+// BeginTx takes it whether or not the begin succeeds.
+func (c *Conn) SetNextBatchBound(b dsn.Staleness) error {
+	if b.SingleUseOnly() {
+		return status.Errorf(codes.InvalidArgument,
+			"spannerfast: timestamp bound %s is for single queries only; a batch read-only transaction needs STRONG, EXACT_STALENESS or READ_TIMESTAMP", b)
+	}
+	c.nextBound = &b
+	return nil
+}
+
+// beginBatchReadOnly runs BeginTx for a batch read-only transaction: it
+// begins at once (BeginTransaction), so its id and read timestamp exist
+// before any partition is asked for.
+func (c *Conn) beginBatchReadOnly(ctx context.Context) (driver.Tx, error) {
+	bound := c.nextBound
+	c.nextBound = nil
+	t, err := c.newBatchTxn(ctx, bound)
+	if err != nil {
+		return nil, err
+	}
+	t.ctx = ctx
+	c.tx, c.batchRO = t, t
+	c.last = lastResults{}
+	return Tx{c}, nil
+}
+
+// newBatchTxn begins a read-only transaction at bound (nil:
+// read_only_staleness) with an explicit BeginTransaction.
+func (c *Conn) newBatchTxn(ctx context.Context, bound *dsn.Staleness) (*txn, error) {
+	session, err := c.client.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.newReadOnly(session)
+	if err != nil {
+		return nil, err
+	}
+	if bound != nil {
+		ro := bound.ReadOnly()
+		ro.ReturnReadTimestamp = true
+		t.opts = &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: ro}}
+	}
+	if err := t.begin(ctx, nil); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// activeBatchRO returns the open batch read-only transaction, or nil.
+func (c *Conn) activeBatchRO() *txn {
+	if c.batchRO != nil && c.batchRO != c.tx {
+		c.batchRO = nil // it ended through Commit or Rollback
+	}
+	return c.batchRO
+}
+
+// batchFor returns the batch transaction a partitioned statement runs in:
+// the open one, or (no transaction open) a new one at read_only_staleness.
+func (c *Conn) batchFor(ctx context.Context, what string) (*txn, error) {
+	if t := c.activeBatchRO(); t != nil {
+		return t, nil
+	}
+	if c.tx != nil {
+		return nil, status.Errorf(codes.FailedPrecondition,
+			"spannerfast: %s needs a batch read-only transaction or no transaction, not a regular one", what)
+	}
+	return c.newBatchTxn(ctx, nil)
+}
+
+// isPartitionStatement reports PARTITION, RUN PARTITION and RUN
+// PARTITIONED QUERY.
+func isPartitionStatement(st statement) bool {
+	if st.kind == kindPartition {
+		return true
+	}
+	w, _ := firstWord(st.rest)
+	return st.kind == kindBatchRun && (w == "PARTITION" || w == "PARTITIONED")
+}
+
+// queryPartitioned runs the statement if it is a partitioned one (ok
+// true): a partition statement, or a query with partitioned options or
+// under auto_partition_mode.
+func (c *Conn) queryPartitioned(ctx context.Context, st statement, args []driver.NamedValue, opts QueryOptions) (r driver.Rows, ok bool, err error) {
+	switch {
+	case opts.Partition != nil:
+		c.takeStatementTag()
+		r, err = c.runPartition(ctx, opts.Partition, opts)
+	case st.kind == kindPartition:
+		r, err = c.partitionStatement(ctx, st.rest, args, opts)
+	case isPartitionStatement(st):
+		r, err = c.runStatement(ctx, st.rest, args, opts)
+	case st.kind == kindQuery && opts.PartitionQuery:
+		r, err = c.partitionOnly(ctx, st, args, opts)
+	case st.kind == kindQuery && c.autoPartition(opts):
+		r, err = c.readAll(ctx, "an auto-partitioned query", st, args, opts, opts.AutoPartition != nil)
+	default:
+		return nil, false, nil
+	}
+	return r, true, err
+}
+
+// autoPartition reports whether a query is read partitioned: the option
+// says so, or auto_partition_mode outside a regular transaction.
+func (c *Conn) autoPartition(opts QueryOptions) bool {
+	if opts.AutoPartition != nil {
+		return *opts.AutoPartition
+	}
+	return c.cfg.AutoPartitionMode && (c.tx == nil || c.activeBatchRO() != nil)
+}
+
+// runStatement runs RUN PARTITIONED QUERY <query> and RUN PARTITION '<id>'.
+func (c *Conn) runStatement(ctx context.Context, rest string, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
+	w, after := firstWord(rest)
+	if w == "PARTITION" {
+		c.takeStatementTag()
+		p, err := ParsePartitionID(unquote(strings.TrimSpace(after)))
+		if err != nil {
+			return nil, err
+		}
+		return c.runPartition(ctx, p, opts)
+	}
+	if w2, query := firstWord(after); w2 == "QUERY" {
+		st, err := c.innerQuery("RUN PARTITIONED QUERY", query)
+		if err != nil {
+			return nil, err
+		}
+		return c.readAll(ctx, "RUN PARTITIONED QUERY", st, args, opts, false)
+	}
+	c.takeStatementTag()
+	return nil, status.Errorf(codes.InvalidArgument, "spannerfast: want RUN PARTITIONED QUERY <query> or RUN PARTITION '<id>', got %q", "RUN "+rest)
+}
+
+// innerQuery parses the query of a partition statement.
+func (c *Conn) innerQuery(what, query string) (statement, error) {
+	st, err := c.parse(strings.TrimSpace(query))
+	if err == nil && st.kind != kindQuery {
+		err = status.Errorf(codes.InvalidArgument, "spannerfast: %s needs a query, got a %s statement", what, st.keyword)
+	}
+	if err != nil {
+		c.takeStatementTag()
+	}
+	return st, err
+}
+
+// partitionOnly answers QueryOptions.PartitionQuery: one row holding the
+// *PartitionedQuery.
+func (c *Conn) partitionOnly(ctx context.Context, st statement, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
+	tag := c.takeStatementTag()
+	t := c.activeBatchRO()
+	if t == nil {
+		return nil, status.Error(codes.FailedPrecondition,
+			"spannerfast: PartitionQuery needs a batch read-only transaction (BeginBatchReadOnlyTransaction, or BeginTx with WithBatchReadOnly)")
+	}
+	pq, err := c.partitionQuery(ctx, t, st, args, opts, tag)
+	if err != nil {
+		return nil, err
+	}
+	return &valueRows{columns: []string{"PartitionedQuery"}, values: []driver.Value{pq}}, nil
+}
+
+// partitionStatement answers PARTITION <query>: one row per partition id.
+func (c *Conn) partitionStatement(ctx context.Context, query string, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
+	st, err := c.innerQuery("PARTITION", query)
+	if err != nil {
+		return nil, err
+	}
+	tag := c.takeStatementTag()
+	t, err := c.batchFor(ctx, "PARTITION")
+	if err != nil {
+		return nil, err
+	}
+	pq, err := c.partitionQuery(ctx, t, st, args, opts, tag)
+	if err != nil {
+		return nil, err
+	}
+	out := &listRows{columns: []string{"PARTITION"}}
+	for _, p := range pq.Partitions {
+		id, err := p.ID()
+		if err != nil {
+			return nil, err
+		}
+		out.rows = append(out.rows, []driver.Value{id})
+	}
+	return out, nil
+}
+
+// readAll partitions a query and reads every partition into one Rows.
+// optionGiven: the caller asked through QueryOptions, whose parallelism
+// defaults to the number of CPUs (go-sql-spanner's ExecOptions).
+func (c *Conn) readAll(ctx context.Context, what string, st statement, args []driver.NamedValue, opts QueryOptions, optionGiven bool) (driver.Rows, error) {
+	tag := c.takeStatementTag()
+	t, err := c.batchFor(ctx, what)
+	if err != nil {
+		return nil, err
+	}
+	pq, err := c.partitionQuery(ctx, t, st, args, opts, tag)
+	if err != nil {
+		return nil, err
+	}
+	if c.tx == nil {
+		c.last = lastResults{readTimestamp: t.readTS}
+	}
+	if len(pq.Partitions) == 0 {
+		return &listRows{}, nil
+	}
+	ro := c.rowsOptions(opts)
+	// The workers read these settings while the connection goes on with
+	// other statements (SET may change c.cfg): they get a copy.
+	snap := &Conn{client: c.client, cfg: c.cfg}
+	open := func(ctx context.Context, p *Partition) (*rows.Rows, error) { return snap.stream(ctx, p.req, false, ro) }
+	return openPartitioned(ctx, pq.Partitions, c.parallelism(opts, optionGiven), ro.Decode.Raw, open)
+}
+
+// parallelism is how many partitions are read at once: the option's
+// MaxParallelism, else max_partitioned_parallelism (0: one per CPU), else
+// one per CPU when the query came with QueryOptions.
+func (c *Conn) parallelism(opts QueryOptions, optionGiven bool) int {
+	switch {
+	case opts.MaxParallelism > 0:
+		return opts.MaxParallelism
+	case !optionGiven && c.cfg.MaxPartitionedParallelism > 0:
+		return int(c.cfg.MaxPartitionedParallelism)
+	}
+	return runtime.NumCPU()
+}
+
+// partitionQuery runs PartitionQuery for st in batch transaction t and
+// returns the partitions, each with the request that reads it.
+func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []driver.NamedValue, opts QueryOptions, tag string) (*PartitionedQuery, error) {
+	req, err := c.requestFor(ctx, st, args)
+	if err != nil {
+		return nil, err
+	}
+	req.Session = t.session
+	req.Transaction = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: t.id}}
+	req.RequestOptions = c.requestOptions(tag)
+	req.DataBoostEnabled = c.cfg.DataBoostEnabled
+	if opts.DataBoost != nil {
+		req.DataBoostEnabled = *opts.DataBoost
+	}
+	preq := &spannerpb.PartitionQueryRequest{
+		Session:     t.session,
+		Transaction: req.Transaction,
+		Sql:         req.Sql,
+		Params:      req.Params,
+		ParamTypes:  req.ParamTypes,
+	}
+	if n := c.maxPartitions(opts); n > 0 {
+		preq.PartitionOptions = &spannerpb.PartitionOptions{MaxPartitions: n}
+	}
+	resp, err := callUnary(c.client.SessionContext(ctx, t.session, false), func(ctx context.Context) (*spannerpb.PartitionResponse, error) {
+		return c.client.Spanner().PartitionQuery(ctx, preq)
+	})
+	if err != nil {
+		return nil, err
+	}
+	pq := &PartitionedQuery{SQL: req.Sql, ReadTimestamp: t.readTS}
+	for _, part := range resp.GetPartitions() {
+		r := proto.Clone(req).(*spannerpb.ExecuteSqlRequest)
+		r.PartitionToken = part.GetPartitionToken()
+		pq.Partitions = append(pq.Partitions, &Partition{req: r, readTS: t.readTS})
+	}
+	return pq, nil
+}
+
+func (c *Conn) maxPartitions(opts QueryOptions) int64 {
+	if opts.MaxPartitions > 0 {
+		return opts.MaxPartitions
+	}
+	return c.cfg.MaxPartitions
+}
+
+// runPartition reads one partition. It may come from another connection or
+// process, but must belong to this connection's database.
+func (c *Conn) runPartition(ctx context.Context, p *Partition, opts QueryOptions) (driver.Rows, error) {
+	if db := c.client.DatabasePath(); !strings.HasPrefix(p.req.GetSession(), db+"/sessions/") {
+		return nil, status.Errorf(codes.FailedPrecondition,
+			"spannerfast: the partition belongs to session %q, not to this connection's database %q", p.req.GetSession(), db)
+	}
+	return c.stream(ctx, p.req, false, c.rowsOptions(opts))
+}
+
+// listRows is a result made on the client with any number of rows.
+type listRows struct {
+	columns []string
+	rows    [][]driver.Value
+}
+
+func (r *listRows) Columns() []string { return r.columns }
+func (r *listRows) Close() error      { r.rows = nil; return nil }
+func (r *listRows) Next(dest []driver.Value) error {
+	if len(r.rows) == 0 {
+		return io.EOF
+	}
+	copy(dest, r.rows[0])
+	r.rows = r.rows[1:]
+	return nil
+}

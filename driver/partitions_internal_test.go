@@ -1,0 +1,41 @@
+package driver
+
+import (
+	"testing"
+	"time"
+
+	"cloud.google.com/go/spanner"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+func TestStalenessOfTimestampBound(t *testing.T) {
+	ts := time.Date(2024, 1, 2, 3, 4, 5, 123456789, time.FixedZone("X", 3600))
+	for _, c := range []struct {
+		tb   spanner.TimestampBound
+		want dsn.Staleness
+		now  bool // want a read timestamp, whatever it is
+	}{
+		{tb: spanner.TimestampBound{}, want: dsn.StrongRead()},
+		{tb: spanner.StrongRead(), want: dsn.StrongRead()},
+		{tb: spanner.ExactStaleness(1500 * time.Millisecond), want: dsn.ExactStaleness(1500 * time.Millisecond)},
+		{tb: spanner.MaxStaleness(time.Minute), want: dsn.MaxStaleness(time.Minute)},
+		{tb: spanner.ReadTimestamp(ts), want: dsn.ReadTimestamp(ts)},
+		{tb: spanner.ReadTimestamp(time.Now()), now: true},
+		{tb: spanner.MinReadTimestamp(ts), want: dsn.MinReadTimestamp(ts)},
+	} {
+		got, err := stalenessOf(c.tb)
+		if err != nil {
+			t.Fatalf("%v: %v", c.tb, err)
+		}
+		if c.now {
+			if got.Kind != dsn.StalenessReadTimestamp {
+				t.Errorf("%v: got %v", c.tb, got)
+			}
+			continue
+		}
+		if !got.Equal(c.want) {
+			t.Errorf("%v: got %v, want %v", c.tb, got, c.want)
+		}
+	}
+}
