@@ -1,4 +1,4 @@
-package driver
+package conn
 
 import (
 	"testing"
@@ -24,7 +24,7 @@ func TestStalenessOfTimestampBound(t *testing.T) {
 		{tb: spanner.ReadTimestamp(time.Now()), now: true},
 		{tb: spanner.MinReadTimestamp(ts), want: dsn.MinReadTimestamp(ts)},
 	} {
-		got, err := stalenessOf(c.tb)
+		got, err := StalenessOf(c.tb)
 		if err != nil {
 			t.Fatalf("%v: %v", c.tb, err)
 		}
