@@ -223,7 +223,9 @@ func TestFakeBeginReadOnlyTransaction(t *testing.T) {
 		check    func(*spannerpb.TransactionOptions_ReadOnly) bool
 	}{
 		{sfdriver.ReadOnlyTransactionOptions{TimestampBound: spanner.ExactStaleness(15 * time.Second)}, false,
-			func(ro *spannerpb.TransactionOptions_ReadOnly) bool { return ro.GetExactStaleness().AsDuration() == 15*time.Second }},
+			func(ro *spannerpb.TransactionOptions_ReadOnly) bool {
+				return ro.GetExactStaleness().AsDuration() == 15*time.Second
+			}},
 		{sfdriver.ReadOnlyTransactionOptions{TimestampBound: spanner.ReadTimestamp(ts), BeginTransactionOption: spanner.ExplicitBeginTransaction}, true,
 			func(ro *spannerpb.TransactionOptions_ReadOnly) bool { return ro.GetReadTimestamp().AsTime().Equal(ts) }},
 	} {
