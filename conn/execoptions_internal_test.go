@@ -39,3 +39,23 @@ func TestStalenessOfTimestampBound(t *testing.T) {
 		}
 	}
 }
+
+// overlay puts back what it laid over the settings, except what the
+// statement changed meanwhile (a one-shot tag it used, a SET it ran).
+func TestOverlayRestore(t *testing.T) {
+	c := &Conn{}
+	c.cfg.TransactionTag, c.cfg.StatementTag, c.cfg.RPCPriority = "conn-txn", "conn-stmt", dsn.PriorityHigh
+	q := QueryOptions{RequestTag: "s", Priority: dsn.PriorityLow, Txn: &TxnOptions{Tag: "t"}, NativeArrays: new(bool)}
+	*q.NativeArrays = true
+	restore := c.overlay(q.setOn)
+	if c.cfg.StatementTag != "s" || c.cfg.TransactionTag != "t" || c.cfg.RPCPriority != dsn.PriorityLow || !c.cfg.DecodeToNativeArrays {
+		t.Fatalf("overlaid settings %+v", c.cfg)
+	}
+	c.takeStatementTag()                   // the statement used its tag
+	c.cfg.RPCPriority = dsn.PriorityMedium // and ran SET RPC_PRIORITY
+	restore()
+	if c.cfg.StatementTag != "" || c.cfg.TransactionTag != "conn-txn" || c.cfg.RPCPriority != dsn.PriorityMedium || c.cfg.DecodeToNativeArrays {
+		t.Fatalf("restored settings: tag %q, txn tag %q, priority %q, native arrays %v",
+			c.cfg.StatementTag, c.cfg.TransactionTag, c.cfg.RPCPriority, c.cfg.DecodeToNativeArrays)
+	}
+}
