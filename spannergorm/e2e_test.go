@@ -15,8 +15,8 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
-	"github.com/spannerfast/spannerfast/spannergorm"
 	"github.com/spannerfast/spannerfast/spannerfasttest"
+	"github.com/spannerfast/spannerfast/spannergorm"
 )
 
 // End to end over gRPC on the embedded server (spannerfasttest): the
