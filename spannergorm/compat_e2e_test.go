@@ -10,8 +10,8 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
-	"github.com/spannerfast/spannerfast/spannergorm"
 	"github.com/spannerfast/spannerfast/spannerfasttest"
+	"github.com/spannerfast/spannerfast/spannergorm"
 )
 
 // Models written for go-gorm-spanner declare ARRAY columns with named
