@@ -92,6 +92,9 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 		c.takeStatementTag() // it belonged to this statement
 		return nil, err
 	}
+	if st.multi {
+		return c.queryMulti(ctx, query, args, opts)
+	}
 	c.settleLocals()
 	if r, ok, err := c.queryPartitioned(ctx, st, args, opts); ok {
 		return r, err
@@ -292,6 +295,9 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 	if err != nil {
 		c.takeStatementTag() // it belonged to this statement
 		return nil, err
+	}
+	if st.multi {
+		return c.execMulti(ctx, query, args)
 	}
 	c.settleLocals()
 	switch {
