@@ -200,3 +200,31 @@ func TestFakeMultiInTransaction(t *testing.T) {
 	}
 	mustExec(t, c, "ROLLBACK")
 }
+
+// TestFakeMultiPrepared: a prepared string of several statements takes
+// arguments (database/sql does not count them against one statement's
+// parameters) and binds them as QueryContext does.
+func TestFakeMultiPrepared(t *testing.T) {
+	ctx := context.Background()
+	s := fakespanner.Start(t)
+	s.AddResult("UPDATE T SET a = @p1 WHERE true", fakespanner.DML(2))
+	s.AddResult("DELETE FROM T WHERE a = @p1", fakespanner.DML(1))
+	db := openFake(t, s)
+	st, err := db.PrepareContext(ctx, "UPDATE T SET a = ? WHERE true; DELETE FROM T WHERE a = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res, err := st.ExecContext(ctx, "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n != 3 {
+		t.Fatalf("RowsAffected %d, want 3", n)
+	}
+	for _, r := range s.RequestsFor("ExecuteSql") {
+		if p := r.ExecuteSQL().GetParams().GetFields()["p1"]; p.GetStringValue() != "v" {
+			t.Fatalf("%s: p1 = %v", r.ExecuteSQL().GetSql(), p)
+		}
+	}
+}
