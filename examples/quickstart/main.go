@@ -3,10 +3,11 @@
 //	go run ./examples/quickstart                 # embedded in-process server
 //	go run ./examples/quickstart -dsn 'projects/p/instances/i/databases/d'
 //
-// With no -dsn it starts spannertest in-process (or, when
-// SPANNER_EMULATOR_HOST is set, uses the emulator with autoConfigEmulator),
-// creates a table, loads a few thousand rows with the official client and
-// queries them with database/sql and the "spannerfast" driver.
+// With no -dsn it starts the embedded server (spannerfasttest) in-process
+// (or, when SPANNER_EMULATOR_HOST is set, uses the emulator with
+// autoConfigEmulator). Everything then goes through database/sql and the
+// "spannerfast" driver: it creates a table (DDL), loads a few thousand rows
+// (mutations through Apply) and queries them.
 package main
 
 import (
@@ -22,9 +23,11 @@ import (
 	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
 
-	_ "github.com/spannerfast/spannerfast/driver"
-	"github.com/spannerfast/spannerfast/dsn"
-	"github.com/spannerfast/spannerfast/internal/embedded"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	spannerdriver "github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/spannerfasttest"
 )
 
 const rowCount = 3000
@@ -52,20 +55,15 @@ func run(ctx context.Context, dsnString string) error {
 		if host := os.Getenv("SPANNER_EMULATOR_HOST"); host != "" {
 			dsnString = host + "/projects/quickstart/instances/quickstart/databases/quickstart;autoConfigEmulator=true"
 		} else {
-			srv, err := embedded.Start()
+			srv, err := spannerfasttest.Start()
 			if err != nil {
 				return err
 			}
 			defer srv.Close()
 			dsnString = srv.DSN()
-			fmt.Println("started embedded Spanner server (spannertest) at", srv.Addr())
+			fmt.Println("started the embedded Spanner server at", srv.Addr())
 		}
 	}
-	cfg, err := dsn.Parse(dsnString)
-	if err != nil {
-		return err
-	}
-
 	db, err := sql.Open("spannerfast", dsnString)
 	if err != nil {
 		return err
@@ -76,26 +74,18 @@ func run(ctx context.Context, dsnString string) error {
 	if err := db.PingContext(ctx); err != nil {
 		return fmt.Errorf("ping: %w", err)
 	}
-
-	target := embedded.Target{
-		Endpoint:  cfg.Endpoint,
-		PlainText: cfg.UsePlainText || cfg.AutoConfigEmulator || os.Getenv("SPANNER_EMULATOR_HOST") != "",
-		Database:  cfg.DatabasePath(),
-	}
-	if target.Endpoint == "" {
-		target.Endpoint = os.Getenv("SPANNER_EMULATOR_HOST")
-	}
-	if err := load(ctx, target); err != nil {
+	if err := load(ctx, db); err != nil {
 		return err
 	}
 	return query(ctx, db)
 }
 
-// load creates the table (unless it exists) and writes rowCount rows.
-func load(ctx context.Context, target embedded.Target) error {
-	if err := target.CreateTables(ctx, ddl); err != nil && !strings.Contains(strings.ToLower(err.Error()), "duplicate") &&
-		!strings.Contains(err.Error(), "already exists") {
-		return err
+// load creates the table (unless it exists) and writes rowCount rows with
+// one Apply of mutations.
+func load(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, ddl); err != nil && status.Code(err) != codes.AlreadyExists &&
+		!strings.Contains(strings.ToLower(err.Error()), "duplicate") && !strings.Contains(err.Error(), "already exists") {
+		return fmt.Errorf("create table: %w", err)
 	}
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	var ms []*spanner.Mutation
@@ -106,9 +96,18 @@ func load(ctx context.Context, target embedded.Target) error {
 				base.Add(time.Duration(i) * time.Minute), civil.DateOf(base.AddDate(0, 0, i%365)),
 				[]string{"tag" + fmt.Sprint(i%7), "batch" + fmt.Sprint(i/1000)}}))
 	}
-	start := time.Now()
-	if err := target.Load(ctx, ms); err != nil {
+	c, err := db.Conn(ctx)
+	if err != nil {
 		return err
+	}
+	defer c.Close()
+	start := time.Now()
+	err = c.Raw(func(dc any) error {
+		_, err := dc.(spannerdriver.SpannerConn).Apply(ctx, ms)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
 	}
 	fmt.Printf("loaded %d rows in %v\n", rowCount, time.Since(start).Round(time.Millisecond))
 	return nil

@@ -18,10 +18,8 @@ import (
 	"fmt"
 	"log"
 
-	"cloud.google.com/go/spanner"
-
 	sfdriver "github.com/spannerfast/spannerfast/driver"
-	"github.com/spannerfast/spannerfast/internal/embedded"
+	"github.com/spannerfast/spannerfast/spannerfasttest"
 )
 
 func main() {
@@ -31,28 +29,26 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	srv, err := embedded.Start()
+	srv, err := spannerfasttest.Start()
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	if err := srv.CreateTables(ctx, "CREATE TABLE Notes (Id INT64 NOT NULL, Body STRING(MAX)) PRIMARY KEY (Id)"); err != nil {
-		return err
-	}
-	var ms []*spanner.Mutation
-	for i := range 5 {
-		ms = append(ms, spanner.Insert("Notes", []string{"Id", "Body"}, []any{int64(i), fmt.Sprintf("note number %d", i)}))
-	}
-	if err := srv.Load(ctx, ms); err != nil {
-		return err
-	}
-
-	// 1. Safe mode: keep whatever you scan.
 	safe, err := sql.Open("spannerfast", srv.DSN())
 	if err != nil {
 		return err
 	}
 	defer safe.Close()
+	if _, err := safe.ExecContext(ctx, "CREATE TABLE Notes (Id INT64 NOT NULL, Body STRING(MAX)) PRIMARY KEY (Id)"); err != nil {
+		return err
+	}
+	for i := range 5 {
+		if _, err := safe.ExecContext(ctx, "INSERT INTO Notes (Id, Body) VALUES (?, ?)", i, fmt.Sprintf("note number %d", i)); err != nil {
+			return err
+		}
+	}
+
+	// 1. Safe mode: keep whatever you scan.
 	kept, err := bodies(ctx, safe, func(rows *sql.Rows) (string, error) {
 		var s string
 		return s, rows.Scan(&s)
