@@ -89,21 +89,35 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	return c.query(ctx, query, args, opts)
 }
 
-// query runs a statement that returns rows, with the options that came with
-// it. Conn.QueryContext and stmt.QueryContext share it.
-func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
+// parseToRun parses a statement that is about to run. A statement that
+// fails to parse still spends the one-shot statement_tag (it belonged to
+// that statement), and SET LOCAL values of a transaction that ended are
+// settled before anything else runs.
+func (c *Conn) parseToRun(query string) (statement, error) {
 	if c.closed {
-		return nil, driver.ErrBadConn
+		return statement{}, driver.ErrBadConn
 	}
 	st, err := c.parse(query)
 	if err != nil {
-		c.takeStatementTag() // it belonged to this statement
+		c.takeStatementTag()
+		return statement{}, err
+	}
+	if !st.multi {
+		c.settleLocals()
+	}
+	return st, nil
+}
+
+// query runs a statement that returns rows, with the options that came with
+// it. Conn.QueryContext and stmt.QueryContext share it.
+func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
+	st, err := c.parseToRun(query)
+	if err != nil {
 		return nil, err
 	}
 	if st.multi {
 		return c.queryMulti(ctx, query, args, opts)
 	}
-	c.settleLocals()
 	if r, ok, err := c.queryPartitioned(ctx, st, args, opts); ok {
 		return r, err
 	}
@@ -314,18 +328,13 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 // exec runs a statement that returns no rows. Conn.ExecContext and
 // stmt.ExecContext share it.
 func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if c.closed {
-		return nil, driver.ErrBadConn
-	}
-	st, err := c.parse(query)
+	st, err := c.parseToRun(query)
 	if err != nil {
-		c.takeStatementTag() // it belonged to this statement
 		return nil, err
 	}
 	if st.multi {
 		return c.execMulti(ctx, query, args)
 	}
-	c.settleLocals()
 	switch {
 	case st.kind == kindClientShow, isPartitionStatement(st):
 		return nil, status.Errorf(codes.InvalidArgument,
