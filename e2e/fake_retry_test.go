@@ -202,7 +202,8 @@ func TestFakeStreamStartRetried(t *testing.T) {
 // code DEADLINE_EXCEEDED, as the official client's has, and names the last
 // transient failure.
 func TestFakeRetryDeadline(t *testing.T) {
-	const limit = 300 * time.Millisecond
+	// Long enough for several retries even on a loaded machine.
+	const limit = 1500 * time.Millisecond
 	check := func(name string, s *fakespanner.Server, method string, err error, elapsed time.Duration) {
 		t.Helper()
 		var stopped *conn.RetryStoppedError
@@ -223,9 +224,9 @@ func TestFakeRetryDeadline(t *testing.T) {
 		ctxLimit     bool
 	}{
 		{"query, context deadline", "ExecuteStreamingSql", nil, true},
-		{"query, statement_timeout", "ExecuteStreamingSql", []string{"statement_timeout=300ms"}, false},
+		{"query, statement_timeout", "ExecuteStreamingSql", []string{"statement_timeout=1500ms"}, false},
 		{"CreateSession, context deadline", "CreateSession", nil, true},
-		{"CreateSession, connect_timeout", "CreateSession", []string{"connect_timeout=300ms"}, false},
+		{"CreateSession, connect_timeout", "CreateSession", []string{"connect_timeout=1500ms"}, false},
 	} {
 		s := fakespanner.Start(t)
 		faultQuery(t, s)
