@@ -44,6 +44,9 @@ func (a *clientArm) readPartitions(ctx context.Context, w *workload.Workload) (u
 	if err != nil {
 		return 0, 0, fmt.Errorf("PartitionQuery: %w", err)
 	}
+	if len(parts) != w.Partitions {
+		return 0, 0, fmt.Errorf("PartitionQuery returned %d partitions, want %d", len(parts), w.Partitions)
+	}
 	sums, counts, errs := make([]uint64, len(parts)), make([]int, len(parts)), make([]error, len(parts))
 	var wg sync.WaitGroup
 	for i, p := range parts {
