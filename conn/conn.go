@@ -44,6 +44,9 @@ type Conn struct {
 
 	batchRO   *txn           // c.tx when it is a batch read-only transaction (partitions.go)
 	nextBound *dsn.Staleness // the next batch read-only transaction's bound, if not read_only_staleness
+
+	nextTxn *TxnOptions   // the next transaction's options (SetNextTxnOptions)
+	stmtReq *QueryOptions // request fields of the running statement's options (execoptions.go)
 }
 
 var (
@@ -78,6 +81,11 @@ var errNotYet = errors.New("not supported yet")
 // returns, so a failing query fails here.
 func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	opts, args := c.pending.take(args)
+	done, err := c.withStatementOptions(opts)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
 	return c.query(ctx, query, args, opts)
 }
 
@@ -168,13 +176,15 @@ func (c *Conn) requestFor(ctx context.Context, st statement, args []driver.Named
 	if err != nil {
 		return nil, err
 	}
-	return &spannerpb.ExecuteSqlRequest{
+	req := &spannerpb.ExecuteSqlRequest{
 		Session:      session,
 		Sql:          sql,
 		Params:       params,
 		ParamTypes:   types,
 		QueryOptions: c.queryOptions(),
-	}, nil
+	}
+	c.stmtReq.applyTo(req)
+	return req, nil
 }
 
 // isSessionNotFound reports Spanner's "Session not found" error.
@@ -278,7 +288,12 @@ func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {
 // ExecContext runs DML, DDL and client-side statements (SET, RESET, batch
 // statements).
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	_, args = c.pending.take(args)
+	opts, args := c.pending.take(args)
+	done, err := c.withStatementOptions(opts)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
 	return c.exec(ctx, query, args)
 }
 
@@ -400,6 +415,7 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 	c.batch = nil // a batch never outlives its user
 	c.cfg = *c.client.Config().Clone()
 	c.pending = pendingOptions{}
+	c.nextTxn = nil
 	c.last = lastResults{}
 	c.ext = nil
 	c.locals = nil

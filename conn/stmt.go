@@ -43,11 +43,21 @@ func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	opts, args := s.pending.take(args)
+	done, err := s.conn.withStatementOptions(opts)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
 	return s.conn.query(ctx, s.query, args, opts)
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	_, args = s.pending.take(args)
+	opts, args := s.pending.take(args)
+	done, err := s.conn.withStatementOptions(opts)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
 	return s.conn.exec(ctx, s.query, args)
 }
 
