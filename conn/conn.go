@@ -100,6 +100,9 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 		c.takeStatementTag() // it belonged to this statement
 		return nil, err
 	}
+	if st.multi {
+		return c.queryMulti(ctx, query, args, opts)
+	}
 	c.settleLocals()
 	if r, ok, err := c.queryPartitioned(ctx, st, args, opts); ok {
 		return r, err
@@ -128,11 +131,22 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	}
 	switch {
 	case c.tx != nil:
+		if err := c.setDirectedRead(req, c.tx.readOnly); err != nil {
+			return nil, err
+		}
 		req.RequestOptions = c.tx.requestOptions(tag)
 		return c.txQuery(ctx, c.tx, req, opts)
 	case st.kind == kindDML:
+		if err := c.refuseDirectedRead(); err != nil {
+			return nil, err
+		}
+		ctx, cancel := c.statementContext(ctx)
+		defer cancel() // the result is buffered and committed before returning
 		req.RequestOptions = c.requestOptions(tag)
 		return c.queryAutocommitDML(ctx, req, opts)
+	}
+	if err := c.setDirectedRead(req, true); err != nil {
+		return nil, err
 	}
 	req.Transaction = c.singleUseReadOnly()
 	req.RequestOptions = c.requestOptions(tag)
@@ -308,6 +322,9 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 		c.takeStatementTag() // it belonged to this statement
 		return nil, err
 	}
+	if st.multi {
+		return c.execMulti(ctx, query, args)
+	}
 	c.settleLocals()
 	switch {
 	case st.kind == kindClientShow, isPartitionStatement(st):
@@ -327,6 +344,11 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 	case kindDDL:
 		return c.execDDL(ctx, st, query)
 	}
+	if err := c.refuseDirectedRead(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.statementContext(ctx)
+	defer cancel()
 	if b := c.activeBatch(); b != nil && b.kind == batchDML {
 		return c.bufferDML(b, query, args)
 	}

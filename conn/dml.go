@@ -32,7 +32,9 @@ func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword stri
 	}
 	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, false)
 	t.lastStmt = true
-	t.tagRequest(s.req)
+	if s.req != nil {
+		s.req.RequestOptions = t.tagged(s.req.RequestOptions)
+	}
 	res, err := retryAborted(ctx, maxAbortReplays, func() (*Result, error) {
 		t.restart()
 		counts, rs, err := t.runDML(ctx, s)
@@ -57,15 +59,6 @@ func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword stri
 		return nil, err
 	}
 	return res, nil
-}
-
-// tagRequest puts the transaction's tag on the request of a statement that
-// runs in it, keeping the statement's own tag and priority, as the official
-// client tags every request of a tagged transaction.
-func (t *txn) tagRequest(req *spannerpb.ExecuteSqlRequest) {
-	if req != nil && t.tag != "" {
-		req.RequestOptions = t.requestOptions(req.GetRequestOptions().GetRequestTag())
-	}
 }
 
 // rollbackAfterFailure ends a transaction whose statement or commit failed,
@@ -173,7 +166,7 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 	opts.RawDecode = &safe // buffered values must own their memory
 	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.cfg.RetryAbortsInternally)
 	t.lastStmt = true
-	t.tagRequest(req)
+	req.RequestOptions = t.tagged(req.RequestOptions)
 	r, err := c.txQuery(ctx, t, req, opts)
 	if err != nil {
 		t.rollbackAfterFailure(ctx)

@@ -22,7 +22,7 @@
 // last resume token). The wait is exponential from 20 ms (x1.3, at most
 // 32 s) with full jitter, or the server's RetryInfo delay, and starts over
 // after a response with a new resume token. Only the context bounds this:
-// the caller's, statement_timeout for queries, connect_timeout for session
+// the caller's, statement_timeout for queries, DML and commits, connect_timeout for session
 // creation. When it ends, the error is a *RetryStoppedError with the
 // context's code (DEADLINE_EXCEEDED, as the official client reports, or
 // CANCELED) that unwraps to the last transient failure. Other errors are

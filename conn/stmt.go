@@ -3,6 +3,8 @@ package conn
 import (
 	"context"
 	"database/sql/driver"
+
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
 // stmt is a prepared statement: the SQL text kept for later execution.
@@ -28,9 +30,11 @@ func (s *stmt) Close() error { return nil }
 // parameters cannot be parsed answers -1 and fails when it runs.
 func (s *stmt) NumInput() int {
 	if s.numInput == 0 {
-		p, err := parseParams(s.query)
-		s.numInput = len(p.names) + 1
-		if err != nil {
+		p, err := sqlparse.Parse(s.query)
+		s.numInput = len(p.Params) + 1
+		if err != nil || p.Multi {
+			// Several statements share the arguments (multistatement.go):
+			// no one count applies, so database/sql does not check it.
 			s.numInput = 0
 		}
 	}

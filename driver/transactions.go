@@ -13,6 +13,10 @@ import (
 // RunTransaction does that.
 var ErrAbortedDueToConcurrentModification = conn.ErrAbortedDueToConcurrentModification
 
+// StatementError is the error of a string of several statements: which
+// statement failed (Index, SQL) and why (Unwrap, its gRPC code).
+type StatementError = conn.StatementError
+
 // BatchError is the error of a DML batch in which a statement failed; its
 // Counts hold the update counts of the statements that ran before it.
 type BatchError = conn.BatchError

@@ -73,6 +73,11 @@
 //	point           2,000 queries of 1 row (INT64, STRING, STRING, FLOAT64, BOOL)
 //	manycols        2,000 queries of 1 row of 101 STRING(16) columns
 //	narrow5m        5,000,000 narrow rows in one query, heap sampled
+//	gorm10k         20 queries of 10,000 rows of a 7-column model (INT64,
+//	                STRING(16), STRING(32), FLOAT64, BOOL, TIMESTAMP,
+//	                TIMESTAMP); the SQL is what GORM's
+//	                db.Table("bench_gorm").Limit(10000).Find(&rows) sends
+//	                through spannergorm, so every arm reads the same result
 //
 // Partitioned workloads (the group partitioned):
 //
@@ -146,6 +151,9 @@
 //	spannerfast-safe  database/sql, sql.Open("spannerfast", dsn)
 //	spannerfast-raw   the same with ;rawDecode=true, STRING and BYTES scanned
 //	                  into sql.RawBytes
+//	spannerfast-gorm  gorm10k only: GORM with spannergorm on spannerfast,
+//	                  Find into a new []struct per query (the checksum is
+//	                  taken from the struct fields)
 //
 // Every arm scans each column into a typed variable, as an application
 // would: int64, string, float64, bool, time.Time, civil.Date (DATE), []byte,
