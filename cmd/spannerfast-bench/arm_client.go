@@ -67,6 +67,9 @@ func (a *clientArm) run(ctx context.Context, w *workload.Workload, hs *heapSampl
 	if w.Op.Write() {
 		return a.runWrite(ctx, w, hs)
 	}
+	if w.Partitions > 0 {
+		return a.runPartitioned(ctx, w)
+	}
 	stmt := spanner.Statement{SQL: w.SQL}
 	opts := spanner.QueryOptions{ExperimentalBorrowRows: true}
 	var total uint64
@@ -88,8 +91,20 @@ func (a *clientArm) run(ctx context.Context, w *workload.Workload, hs *heapSampl
 
 // readRows reads it to the end (w.Rows rows) and stops it.
 func (a *clientArm) readRows(it *spanner.RowIterator, w *workload.Workload, hs *heapSampler) (uint64, error) {
+	total, n, err := sumRows(it, a.dests[w.SQL], hs)
+	if err != nil {
+		return 0, err
+	}
+	if n != w.Rows {
+		return 0, fmt.Errorf("returned %d rows, want %d", n, w.Rows)
+	}
+	return total, nil
+}
+
+// sumRows reads it to the end into d, stops it, and returns the checksum
+// and the number of rows.
+func sumRows(it *spanner.RowIterator, d *dests, hs *heapSampler) (uint64, int, error) {
 	defer it.Stop()
-	d := a.dests[w.SQL]
 	var total uint64
 	n := 0
 	for {
@@ -98,10 +113,10 @@ func (a *clientArm) readRows(it *spanner.RowIterator, w *workload.Workload, hs *
 			break
 		}
 		if err != nil {
-			return 0, fmt.Errorf("row %d: %w", n, err)
+			return 0, n, fmt.Errorf("row %d: %w", n, err)
 		}
 		if err := row.Columns(d.ptrs...); err != nil {
-			return 0, fmt.Errorf("row %d: Columns: %w", n, err)
+			return 0, n, fmt.Errorf("row %d: Columns: %w", n, err)
 		}
 		total += d.sum()
 		n++
@@ -109,10 +124,7 @@ func (a *clientArm) readRows(it *spanner.RowIterator, w *workload.Workload, hs *
 			hs.tick()
 		}
 	}
-	if n != w.Rows {
-		return 0, fmt.Errorf("returned %d rows, want %d", n, w.Rows)
-	}
-	return total, nil
+	return total, n, nil
 }
 
 func (a *clientArm) close() error {

@@ -72,6 +72,9 @@ func (a *spannerfastArm) run(ctx context.Context, w *workload.Workload, hs *heap
 	if w.Op.Write() {
 		return a.runWrite(ctx, w, hs)
 	}
+	if w.Partitions > 0 {
+		return runSQL(ctx, a.db, w, a.dests[w.SQL], hs, partitionedOptions(w))
+	}
 	return runSQL(ctx, a.db, w, a.dests[w.SQL], hs)
 }
 

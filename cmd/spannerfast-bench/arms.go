@@ -58,7 +58,8 @@ type armSpec struct {
 	// verify says whether run's checksum must equal the expected checksum
 	// of the workload (the floors do not decode, so they cannot).
 	verify bool
-	// applies says which workloads the arm runs; nil: the read workloads.
+	// applies says which workloads the arm runs; nil: the read workloads
+	// that are not partitioned.
 	applies func(w *workload.Workload) bool
 	open    func(ctx context.Context, e *env) (arm, error)
 }
@@ -66,7 +67,7 @@ type armSpec struct {
 // runs reports whether the arm runs w.
 func (s armSpec) runs(w *workload.Workload) bool {
 	if s.applies == nil {
-		return w.Op == workload.OpQuery
+		return w.Op == workload.OpQuery && w.Partitions == 0
 	}
 	return s.applies(w)
 }

@@ -116,6 +116,9 @@ func writeChart(path string, rep *report) error {
 	if rep.has(isWrite) {
 		title = append(title, "Writes: client CPU per op (txread-*: per row) relative to client (txread-checksum: to client's txread-nochecksum) — log scale, lower is better")
 	}
+	if rep.has(isPartitioned) {
+		title = append(title, "partitioned-N: client CPU per row relative to client's reading of the same partitions")
+	}
 	p.Title.Text = strings.Join(title, "\n")
 	p.Y.Label.Text = "CPU / " + rep.Meta.Baseline + " CPU"
 	if !rep.has(isRead) {

@@ -26,7 +26,7 @@
 // Flags:
 //
 //	-workloads  comma list of workloads or of the groups all (the
-//	            default), reads and writes (see below)
+//	            default), reads, writes and partitioned (see below)
 //	-arms       comma list of arms (default: every arm built in)
 //	-scale      multiplies the row count of single-query workloads, the
 //	            query count of point, manycols and strings800 and the
@@ -78,6 +78,28 @@
 //	                TIMESTAMP); the SQL is what GORM's
 //	                db.Table("bench_gorm").Limit(10000).Find(&rows) sends
 //	                through spannergorm, so every arm reads the same result
+//
+// Partitioned workloads (the group partitioned):
+//
+//	partitioned-1, -2, -4, -8  the narrow rows (200,000, same values) read
+//	                           in a batch read-only transaction as 1, 2, 4
+//	                           or 8 partitions, read in parallel
+//
+// The server answers PartitionQuery of their SQL with N partition tokens
+// and serves each token, on ExecuteStreamingSql, the encoded messages of
+// its slice of the rows (encoded once at start, like every result). The
+// official client does what its users do: BatchReadOnlyTransaction,
+// PartitionQuery with MaxPartitions N, then each partition's Execute in its
+// own goroutine, every goroutine scanning into its own variables.
+// spannerfast runs the query with AutoPartition (MaxPartitions N,
+// MaxParallelism N), which reads all partitions into one *sql.Rows. The
+// floors and client-borrow (whose borrow option does not reach Execute)
+// do not run them. Their figures are in their own section, "Partitioned
+// reads": per arm and partition count, rows/s of wall clock relative to
+// the same arm's single stream (narrow; select it too), and CPU per row
+// relative to the client. Wall clock is the point (parallelism), so on a
+// machine with few cores, shared with the server process, expect little
+// growth beyond the core count.
 //
 // Write workloads (operations per measurement at -scale 1; one operation
 // is one committed read-write transaction; figures are per operation,

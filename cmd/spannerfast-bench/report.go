@@ -22,6 +22,9 @@ type report struct {
 	// Checksum is the cost of the abort-replay checksum per spannerfast
 	// arm (the txread workloads).
 	Checksum []checksumCost `json:"checksum_cost,omitempty"`
+	// Partitioned is the partitioned reads against the single stream
+	// (report_partitioned.go).
+	Partitioned []partitionedResult `json:"partitioned,omitempty"`
 }
 
 type reportMeta struct {
@@ -65,6 +68,8 @@ type workloadInfo struct {
 	// same rows without one (BaselineWorkload).
 	Baseline         string `json:"baseline"`
 	BaselineWorkload string `json:"baseline_workload"`
+	// Partitions is the partition count of a partitioned read.
+	Partitions int `json:"partitions,omitempty"`
 }
 
 // per is what the workload's figures are per: row, query or op.
@@ -138,6 +143,7 @@ func (st *runState) report() *report {
 			Types: w.Kinds(), RowsPerQuery: w.Rows, Queries: w.Queries,
 			PerQuery: w.PerQuery, Chunked: w.Chunked, PeakHeap: w.PeakHeap,
 			Op: w.Op.String(), Write: w.Op.Write(), Statements: w.Statements, RetryAborts: w.RetryAborts,
+			Partitions: w.Partitions,
 		})
 	}
 	for _, s := range st.arms {
@@ -178,7 +184,7 @@ func (st *runState) report() *report {
 	for i := range rep.Workloads {
 		w := &rep.Workloads[i]
 		w.Baseline, w.BaselineWorkload = rep.Meta.Baseline, w.Name
-		if w.Write {
+		if w.Write || w.Partitions > 0 { // client-borrow runs neither
 			w.Baseline = armClient
 		}
 	}
@@ -196,6 +202,7 @@ func (st *runState) report() *report {
 	}
 	rep.Targets = evaluateTargets(rep)
 	rep.Checksum = checksumCosts(rep)
+	rep.Partitioned = partitionedResults(rep)
 	return rep
 }
 
@@ -557,7 +564,9 @@ func (rep *report) has(keep func(*workloadInfo) bool) bool {
 	return false
 }
 
-func isRead(w *workloadInfo) bool  { return !w.Write }
+// isRead selects the single-stream reads; the partitioned ones have their
+// own section.
+func isRead(w *workloadInfo) bool  { return !w.Write && w.Partitions == 0 }
 func isWrite(w *workloadInfo) bool { return w.Write }
 
 // perOp is the per-row or per-query value of a result.
@@ -647,6 +656,7 @@ func writeMarkdown(out io.Writer, rep *report) error {
 		rep.figureTables(&b, isWrite, armClient, false)
 		writeChecksumTable(&b, rep.Checksum)
 	}
+	writePartitioned(&b, rep)
 
 	var errs []string
 	for _, r := range rep.Results {

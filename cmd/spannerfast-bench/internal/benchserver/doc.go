@@ -8,7 +8,10 @@
 // transactions (txn.go): BeginTransaction, inline begins (the first result
 // message carries the transaction), DML and ExecuteBatchDml (every
 // statement changes one row), precommit tokens on multiplexed sessions,
-// Commit and Rollback. Every other method returns Unimplemented.
+// Commit and Rollback, and partitioned queries (partitions.go):
+// PartitionQuery of a partitioned workload's SQL answers its partition
+// tokens, and ExecuteStreamingSql with a token streams that partition's
+// rows. Every other method returns Unimplemented.
 //
 // The results are encoded once, when the server is created. A server-side
 // gRPC codec (grpc.ForceServerCodecV2) hands the stored bytes of each

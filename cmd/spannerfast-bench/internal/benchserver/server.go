@@ -32,7 +32,8 @@ type Server struct {
 	// metaLen is the size of the metadata field that starts the first
 	// message of each result; inline begins replace it (see txMessage).
 	metaLen   map[string]int
-	beginMeta map[string][2][]byte // by SQL: metadata field with the read-only / read-write transaction
+	beginMeta map[string][2][]byte    // by SQL: metadata field with the read-only / read-write transaction
+	parts     map[string]*partitioned // partitioned queries by SQL (partitions.go)
 
 	stats counters
 
@@ -50,7 +51,7 @@ type Server struct {
 // of the hidden SELECT 1.
 func New(ws []*workload.Workload) (*Server, error) {
 	s := &Server{results: map[string][]workload.Message{}, bytes: map[string]int64{},
-		metaLen: map[string]int{}, beginMeta: map[string][2][]byte{}}
+		metaLen: map[string]int{}, beginMeta: map[string][2][]byte{}, parts: map[string]*partitioned{}}
 	seen := map[string]bool{}
 	all := append([]*workload.Workload{}, ws...)
 	for _, w := range ws {
@@ -63,6 +64,12 @@ func New(ws []*workload.Workload) (*Server, error) {
 		seen[w.SQL] = true
 		if !w.HasResult() {
 			continue // writes only: DML is answered by its first keyword
+		}
+		if w.Partitions > 0 {
+			if err := s.addPartitioned(w); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		msgs, err := w.Encode()
 		if err != nil {
@@ -251,9 +258,9 @@ func (s *Server) ExecuteSql(_ context.Context, req *spannerpb.ExecuteSqlRequest)
 // ExecuteStreamingSql sends the stored messages of the query, starting after
 // the message named by the request's resume token.
 func (s *Server) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream spannerpb.Spanner_ExecuteStreamingSqlServer) error {
-	msgs, ok := s.results[req.GetSql()]
-	if !ok {
-		return status.Errorf(codes.InvalidArgument, "fake server has no result for SQL %q", req.GetSql())
+	msgs, err := s.streamResult(req)
+	if err != nil {
+		return err
 	}
 	tx, err := s.txOf(req.GetSession(), req.GetTransaction(), false)
 	if err != nil {

@@ -135,7 +135,7 @@ func TestErrorsAndSmallCalls(t *testing.T) {
 	if _, err := c.Rollback(ctx, &spannerpb.RollbackRequest{}); err != nil {
 		t.Error(err)
 	}
-	if _, err := c.PartitionQuery(ctx, &spannerpb.PartitionQueryRequest{}); status.Code(err) != codes.Unimplemented {
-		t.Errorf("PartitionQuery: %v", err)
+	if _, err := c.Read(ctx, &spannerpb.ReadRequest{}); status.Code(err) != codes.Unimplemented {
+		t.Errorf("Read: %v", err)
 	}
 }

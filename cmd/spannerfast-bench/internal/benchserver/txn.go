@@ -115,10 +115,15 @@ type Stats struct {
 	Commits         int64
 	Mutations       int64 // in commits
 	Rollbacks       int64
+	// PartitionQueries and PartitionReads count PartitionQuery calls and
+	// ExecuteStreamingSql calls with a partition token (partitions.go).
+	PartitionQueries int64
+	PartitionReads   int64
 }
 
 type counters struct {
 	begins, mutationKeys, inlineBegins, dml, batches, batchStatements, commits, mutations, rollbacks atomic.Int64
+	partitionQueries, partitionReads                                                                 atomic.Int64
 }
 
 // Stats returns the counts so far.
@@ -126,7 +131,8 @@ func (s *Server) Stats() Stats {
 	c := &s.stats
 	return Stats{Begins: c.begins.Load(), MutationKeys: c.mutationKeys.Load(), InlineBegins: c.inlineBegins.Load(),
 		DML: c.dml.Load(), Batches: c.batches.Load(), BatchStatements: c.batchStatements.Load(),
-		Commits: c.commits.Load(), Mutations: c.mutations.Load(), Rollbacks: c.rollbacks.Load()}
+		Commits: c.commits.Load(), Mutations: c.mutations.Load(), Rollbacks: c.rollbacks.Load(),
+		PartitionQueries: c.partitionQueries.Load(), PartitionReads: c.partitionReads.Load()}
 }
 
 // isDML reports whether sql starts with INSERT, UPDATE or DELETE.

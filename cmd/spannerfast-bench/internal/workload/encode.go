@@ -233,21 +233,27 @@ func (w *Workload) Encode() ([]Message, error) {
 	case w.Cycle && w.Rows > w.CyclePeriod():
 		bodies = w.encodeCyclic(meta)
 	default:
-		bodies = w.encodeRows(meta)
+		bodies = w.encodeRows(meta, 0, w.Rows)
 	}
+	return messages(bodies), nil
+}
+
+// messages adds the tails (resume token, last on the final one) to bodies.
+func messages(bodies [][]byte) []Message {
 	msgs := make([]Message, len(bodies))
 	for i, b := range bodies {
 		msgs[i] = Message{Body: b, Tail: tail(i, i == len(bodies)-1)}
 	}
-	return msgs, nil
+	return msgs
 }
 
-// encodeRows encodes the rows into bodies of whole rows.
-func (w *Workload) encodeRows(meta []byte) [][]byte {
+// encodeRows encodes rows [from, to) into bodies of whole rows, the first
+// starting with meta.
+func (w *Workload) encodeRows(meta []byte, from, to int) [][]byte {
 	var bodies [][]byte
 	cur := append(make([]byte, 0, MessageTarget+64*1024), meta...)
 	nv := 0
-	for r := 0; r < w.Rows; r++ {
+	for r := from; r < to; r++ {
 		if len(cur) >= MessageTarget || nv+len(w.Columns) > MaxValuesPerMessage {
 			bodies = append(bodies, cur)
 			cur = make([]byte, 0, MessageTarget+64*1024)

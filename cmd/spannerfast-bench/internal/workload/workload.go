@@ -135,6 +135,10 @@ type Workload struct {
 	Statements int
 	// RetryAborts is retry_aborts_internally of an OpTxRead workload.
 	RetryAborts bool
+	// Partitions, when > 0, makes the query a partitioned one: it is read
+	// in a batch read-only transaction as that many partitions, in
+	// parallel (see partitioned.go).
+	Partitions int
 
 	seed uint64
 	memo *periodMemo // shared by copies: the rows are the same
@@ -274,6 +278,7 @@ func Catalog(scale float64) []*Workload {
 			Columns: gormCols, Rows: scaled(gormRows, scale), Queries: scaled(gormQs, scale), GormTable: "bench_gorm", seed: 7},
 	}
 	ws = append(ws, writeCatalog(scale, narrowCols, pointCols)...)
+	ws = append(ws, partitionedCatalog(scale, narrowCols)...)
 	ws = append(ws, []*Workload{
 		{Name: "select1", Description: "SELECT 1, for connection checks",
 			Columns: []Column{{Name: "one", Kind: Int64}}, Rows: 1, Queries: 1, Hidden: true, seed: 6},
@@ -317,6 +322,8 @@ const (
 	GroupAll    = "all"
 	GroupReads  = "reads"
 	GroupWrites = "writes"
+	// GroupPartitioned is the partitioned reads (partitioned.go).
+	GroupPartitioned = "partitioned"
 )
 
 // inGroup reports whether a visible workload belongs to group.
@@ -328,12 +335,15 @@ func (w *Workload) inGroup(group string) bool {
 		return !w.Hidden && !w.Op.Write()
 	case GroupWrites:
 		return !w.Hidden && w.Op.Write()
+	case GroupPartitioned:
+		return !w.Hidden && w.Partitions > 0
 	}
 	return false
 }
 
 // Select returns the workloads named in list (comma separated names, or
-// the groups "all" (also ""), "reads" and "writes"), in catalog order.
+// the groups "all" (also ""), "reads", "writes" and "partitioned"), in
+// catalog order.
 func Select(list string, scale float64) ([]*Workload, error) {
 	all := Catalog(scale)
 	if list == "" {
@@ -341,14 +351,14 @@ func Select(list string, scale float64) ([]*Workload, error) {
 	}
 	want := map[string]bool{}
 	for _, n := range ListNames(list) {
-		if n == GroupAll || n == GroupReads || n == GroupWrites {
+		if n == GroupAll || n == GroupReads || n == GroupWrites || n == GroupPartitioned {
 			for _, w := range all {
 				want[w.Name] = want[w.Name] || w.inGroup(n)
 			}
 			continue
 		}
 		if !slices.ContainsFunc(all, func(w *Workload) bool { return w.Name == n }) {
-			return nil, fmt.Errorf("unknown workload %q (known: %s, or the groups all, reads, writes)", n, strings.Join(Names(), ", "))
+			return nil, fmt.Errorf("unknown workload %q (known: %s, or the groups all, reads, writes, partitioned)", n, strings.Join(Names(), ", "))
 		}
 		want[n] = true
 	}
