@@ -39,6 +39,18 @@ func TestAllocsSafeRow(t *testing.T) {
 	if dest[0] != int64(123456) || dest[1] != "sixteen bytes!!!" || dest[2] != 98.5 {
 		t.Errorf("decoded %v", dest)
 	}
+	// A fresh decoder's first row gets a chunk of its own size, not 4 KiB
+	// (a point read would pay for the whole chunk).
+	fresh := decode.NewRowDecoder(p, false)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := fresh.Decode(row, dest); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if b := after.TotalAlloc - before.TotalAlloc; b > 128 {
+		t.Errorf("first row of a decoder: %d bytes allocated, want its 48", b)
+	}
 	// A row larger than a chunk costs one allocation of its own.
 	big := mustPlan(t, decode.Options{}, fld("s", tString))
 	bd := decode.NewRowDecoder(big, false)

@@ -7,9 +7,10 @@ import (
 
 // arena is where a row's values live.
 //
-// Safe mode: rows are carved one after another out of a shared chunk of
-// safeChunk bytes (a row larger than that gets a chunk of its own size); a
-// new chunk is allocated when the next row does not fit. The chunk holds
+// Safe mode: rows are carved one after another out of a shared chunk of at
+// most safeChunk bytes (a row larger than that gets a chunk of its own
+// size); a new chunk, twice the last up to safeChunk, is allocated when the
+// next row does not fit. The chunk holds
 // the rows' numbers, their string and []byte headers and bytes. A
 // driver.Value points into the chunk, so a value the application keeps
 // pins that chunk: at most safeChunk bytes (or its own row), never a
@@ -58,7 +59,10 @@ func (a *arena) reset(size int) {
 		return
 	}
 	if len(a.slab)-a.off < size {
-		a.slab, a.off = slabWords(max(size, safeChunk)), 0
+		// Chunks double from the first row's size up to safeChunk, so a
+		// one-row result (a point read) allocates only what it needs.
+		n := min(safeChunk, max(size, 2*len(a.slab)))
+		a.slab, a.off = slabWords(max(size, n)), 0
 	}
 }
 
