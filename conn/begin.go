@@ -41,6 +41,11 @@ func isolationFor(l sql.IsolationLevel) (spannerpb.TransactionOptions_IsolationL
 // read_only_staleness) or read-write (at the requested or the connection's
 // isolation level). Nothing is sent yet: the first statement begins it.
 func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if next := c.takeNextTxn(); next != nil {
+		// Options set for this transaction stand in for the connection's
+		// settings while it is set up.
+		defer c.overlay(next.apply)()
+	}
 	if c.closed {
 		return nil, driver.ErrBadConn
 	}

@@ -44,6 +44,9 @@ type Conn struct {
 
 	batchRO   *txn           // c.tx when it is a batch read-only transaction (partitions.go)
 	nextBound *dsn.Staleness // the next batch read-only transaction's bound, if not read_only_staleness
+
+	nextTxn *TxnOptions   // the next transaction's options (SetNextTxnOptions)
+	stmtReq *QueryOptions // request fields of the running statement's options (execoptions.go)
 }
 
 var (
@@ -78,21 +81,43 @@ var errNotYet = errors.New("not supported yet")
 // returns, so a failing query fails here.
 func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	opts, args := c.pending.take(args)
+	done, err := c.withStatementOptions(opts)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
 	return c.query(ctx, query, args, opts)
+}
+
+// parseToRun parses a statement that is about to run. A statement that
+// fails to parse still spends the one-shot statement_tag (it belonged to
+// that statement), and SET LOCAL values of a transaction that ended are
+// settled before anything else runs.
+func (c *Conn) parseToRun(query string) (statement, error) {
+	if c.closed {
+		return statement{}, driver.ErrBadConn
+	}
+	st, err := c.parse(query)
+	if err != nil {
+		c.takeStatementTag()
+		return statement{}, err
+	}
+	if !st.multi {
+		c.settleLocals()
+	}
+	return st, nil
 }
 
 // query runs a statement that returns rows, with the options that came with
 // it. Conn.QueryContext and stmt.QueryContext share it.
 func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
-	if c.closed {
-		return nil, driver.ErrBadConn
-	}
-	st, err := c.parse(query)
+	st, err := c.parseToRun(query)
 	if err != nil {
-		c.takeStatementTag() // it belonged to this statement
 		return nil, err
 	}
-	c.settleLocals()
+	if st.multi {
+		return c.queryMulti(ctx, query, args, opts)
+	}
 	if r, ok, err := c.queryPartitioned(ctx, st, args, opts); ok {
 		return r, err
 	}
@@ -120,11 +145,22 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	}
 	switch {
 	case c.tx != nil:
+		if err := c.setDirectedRead(req, c.tx.readOnly); err != nil {
+			return nil, err
+		}
 		req.RequestOptions = c.tx.requestOptions(tag)
 		return c.txQuery(ctx, c.tx, req, opts)
 	case st.kind == kindDML:
+		if err := c.refuseDirectedRead(); err != nil {
+			return nil, err
+		}
+		ctx, cancel := c.statementContext(ctx)
+		defer cancel() // the result is buffered and committed before returning
 		req.RequestOptions = c.requestOptions(tag)
 		return c.queryAutocommitDML(ctx, req, opts)
+	}
+	if err := c.setDirectedRead(req, true); err != nil {
+		return nil, err
 	}
 	req.Transaction = c.singleUseReadOnly()
 	req.RequestOptions = c.requestOptions(tag)
@@ -168,13 +204,15 @@ func (c *Conn) requestFor(ctx context.Context, st statement, args []driver.Named
 	if err != nil {
 		return nil, err
 	}
-	return &spannerpb.ExecuteSqlRequest{
+	req := &spannerpb.ExecuteSqlRequest{
 		Session:      session,
 		Sql:          sql,
 		Params:       params,
 		ParamTypes:   types,
 		QueryOptions: c.queryOptions(),
-	}, nil
+	}
+	c.stmtReq.applyTo(req)
+	return req, nil
 }
 
 // isSessionNotFound reports Spanner's "Session not found" error.
@@ -278,22 +316,25 @@ func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {
 // ExecContext runs DML, DDL and client-side statements (SET, RESET, batch
 // statements).
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	_, args = c.pending.take(args)
+	opts, args := c.pending.take(args)
+	done, err := c.withStatementOptions(opts)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
 	return c.exec(ctx, query, args)
 }
 
 // exec runs a statement that returns no rows. Conn.ExecContext and
 // stmt.ExecContext share it.
 func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	if c.closed {
-		return nil, driver.ErrBadConn
-	}
-	st, err := c.parse(query)
+	st, err := c.parseToRun(query)
 	if err != nil {
-		c.takeStatementTag() // it belonged to this statement
 		return nil, err
 	}
-	c.settleLocals()
+	if st.multi {
+		return c.execMulti(ctx, query, args)
+	}
 	switch {
 	case st.kind == kindClientShow, isPartitionStatement(st):
 		return nil, status.Errorf(codes.InvalidArgument,
@@ -312,6 +353,11 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 	case kindDDL:
 		return c.execDDL(ctx, st, query)
 	}
+	if err := c.refuseDirectedRead(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.statementContext(ctx)
+	defer cancel()
 	if b := c.activeBatch(); b != nil && b.kind == batchDML {
 		return c.bufferDML(b, query, args)
 	}
@@ -400,6 +446,7 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 	c.batch = nil // a batch never outlives its user
 	c.cfg = *c.client.Config().Clone()
 	c.pending = pendingOptions{}
+	c.nextTxn = nil
 	c.last = lastResults{}
 	c.ext = nil
 	c.locals = nil

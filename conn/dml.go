@@ -32,6 +32,9 @@ func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword stri
 	}
 	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, false)
 	t.lastStmt = true
+	if s.req != nil {
+		s.req.RequestOptions = t.tagged(s.req.RequestOptions)
+	}
 	res, err := retryAborted(ctx, maxAbortReplays, func() (*Result, error) {
 		t.restart()
 		counts, rs, err := t.runDML(ctx, s)
@@ -163,6 +166,7 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 	opts.RawDecode = &safe // buffered values must own their memory
 	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.cfg.RetryAbortsInternally)
 	t.lastStmt = true
+	req.RequestOptions = t.tagged(req.RequestOptions)
 	r, err := c.txQuery(ctx, t, req, opts)
 	if err != nil {
 		t.rollbackAfterFailure(ctx)

@@ -22,7 +22,7 @@
 // last resume token). The wait is exponential from 20 ms (x1.3, at most
 // 32 s) with full jitter, or the server's RetryInfo delay, and starts over
 // after a response with a new resume token. Only the context bounds this:
-// the caller's, statement_timeout for queries, connect_timeout for session
+// the caller's, statement_timeout for queries, DML and commits, connect_timeout for session
 // creation. When it ends, the error is a *RetryStoppedError with the
 // context's code (DEADLINE_EXCEEDED, as the official client reports, or
 // CANCELED) that unwraps to the last transient failure. Other errors are
@@ -62,4 +62,34 @@
 // and SessionContext are shared and must not be modified (gRPC only reads
 // them; metadata.FromOutgoingContext returns copies). The Client holds no
 // buffers that alias received data.
+//
+// # Conn
+//
+// A Conn is one database/sql connection; database/sql uses it from one
+// goroutine at a time. Every statement is parsed once per connector
+// (internal/sqlparse, cached) and dispatched by kind: client-side
+// statements (clientstmt.go), DDL (ddl.go), batches (batch.go), partitioned
+// reads (partitions.go), and queries and DML, which run in the open
+// transaction (txn*.go) or, outside one, as a single-use read-only query or
+// autocommit DML in a read-write transaction of its own (dml.go). Mutations
+// (mutations.go) go through the same transaction code.
+//
+// Per-connection state (the settings SET changes, the open transaction,
+// an open batch, SET LOCAL values, what SHOW VARIABLE commit_timestamp /
+// read_timestamp report) belongs to the user holding the connection:
+// ResetSession puts it back to the DSN's values before database/sql hands
+// the connection to anyone else, rolling back an open transaction, and
+// IsValid keeps a connection with an open transaction, or one whose last
+// commit or rollback broke off, out of the pool. Options passed among a
+// statement's arguments (QueryOptions) belong to that statement only
+// (options.go).
+//
+// Transactions begin inline with their first statement (explicit
+// BeginTransaction when that fails or begin_transaction_option=EXPLICIT),
+// number their requests, carry the latest precommit token to Commit, and,
+// with retry_aborts_internally, are replayed after an abort against a log
+// of what each statement returned (txn_replay.go). The rows of a query in
+// a read-write transaction are a txnRows that can carry on from a new
+// stream after a replay; their raw values obey the same rule as any raw
+// value: valid until the next Next.
 package conn

@@ -1,6 +1,12 @@
 package conn
 
-import "database/sql/driver"
+import (
+	"database/sql/driver"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
 
 // QueryOptions change how one statement runs. Pass a QueryOptions as one of
 // the statement's arguments: the driver takes it out of the parameter list
@@ -28,6 +34,25 @@ type QueryOptions struct {
 	// Partition, when not nil, runs that partition instead of the query
 	// (PartitionedQuery.Execute).
 	Partition *Partition
+
+	// Settings that stand in for connection properties for this statement
+	// (execoptions.go; go-sql-spanner's ExecOptions). Zero keeps the
+	// connection's.
+
+	RequestTag        string                                    // statement_tag
+	Priority          dsn.Priority                              // rpc_priority
+	Optimizer         *spannerpb.ExecuteSqlRequest_QueryOptions // optimizer_version, optimizer_statistics_package
+	Staleness         *dsn.Staleness                            // read_only_staleness of a query outside a transaction
+	AutocommitDMLMode dsn.AutocommitDMLMode                     // autocommit_dml_mode
+	NativeArrays      *bool                                     // decode_to_native_arrays
+	Txn               *TxnOptions                               // the transaction the statement begins (autocommit DML)
+
+	// Request fields without a connection property.
+
+	DirectedRead  *spannerpb.DirectedReadOptions
+	LastStatement bool
+
+	err error // an ExecOptions that could not be converted (direct use)
 }
 
 // merge lays o over the options given before it in the same statement.
@@ -36,6 +61,59 @@ func (q *QueryOptions) merge(o QueryOptions) {
 		q.RawDecode = o.RawDecode
 	}
 	q.mergePartitioned(o)
+	q.mergeSettings(o)
+}
+
+// mergeSettings lays the property settings and request fields of o over
+// q's.
+func (q *QueryOptions) mergeSettings(o QueryOptions) {
+	if o.RequestTag != "" {
+		q.RequestTag = o.RequestTag
+	}
+	if o.Priority != "" {
+		q.Priority = o.Priority
+	}
+	if o.Optimizer != nil {
+		q.Optimizer = o.Optimizer
+	}
+	if o.Staleness != nil {
+		q.Staleness = o.Staleness
+	}
+	if o.AutocommitDMLMode != "" {
+		q.AutocommitDMLMode = o.AutocommitDMLMode
+	}
+	if o.NativeArrays != nil {
+		q.NativeArrays = o.NativeArrays
+	}
+	if o.Txn != nil {
+		q.Txn = o.Txn
+	}
+	if o.DirectedRead != nil {
+		q.DirectedRead = o.DirectedRead
+	}
+	q.LastStatement = q.LastStatement || o.LastStatement
+	if q.err == nil {
+		q.err = o.err
+	}
+}
+
+// asQueryOptions returns the QueryOptions an argument value stands for:
+// a QueryOptions, or go-sql-spanner's ExecOptions (by value or pointer).
+func asQueryOptions(v any) (QueryOptions, bool, error) {
+	switch o := v.(type) {
+	case QueryOptions:
+		return o, true, nil
+	case ExecOptions:
+		q, err := o.queryOptions()
+		return q, true, err
+	case *ExecOptions:
+		if o == nil {
+			return QueryOptions{}, true, nil
+		}
+		q, err := o.queryOptions()
+		return q, true, err
+	}
+	return QueryOptions{}, false, nil
 }
 
 // pendingOptions carries QueryOptions from CheckNamedValue, which removes
@@ -68,7 +146,11 @@ func (p *pendingOptions) check(nv *driver.NamedValue, convert func(*driver.Named
 	if nv.Ordinal == 1 && nv != p.list {
 		*p = pendingOptions{list: nv}
 	}
-	if o, ok := nv.Value.(QueryOptions); ok {
+	if o, ok, err := asQueryOptions(nv.Value); ok {
+		if err != nil {
+			*p = pendingOptions{}
+			return err
+		}
 		p.opts.merge(o)
 		p.set = true
 		return driver.ErrRemoveArgument
@@ -91,7 +173,8 @@ func (p *pendingOptions) take(args []driver.NamedValue) (QueryOptions, []driver.
 	}
 	*p = pendingOptions{}
 	for i := 0; i < len(args); i++ {
-		if qo, ok := args[i].Value.(QueryOptions); ok {
+		if qo, ok, err := asQueryOptions(args[i].Value); ok {
+			qo.err = err
 			o.merge(qo)
 			args = append(args[:i:i], args[i+1:]...)
 			i--

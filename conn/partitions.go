@@ -443,6 +443,9 @@ func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []
 	req.Transaction = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: t.id}}
 	req.RequestOptions = c.requestOptions(tag)
 	req.DataBoostEnabled = c.cfg.DataBoostEnabled
+	if req.DirectedReadOptions, err = c.directedRead(); err != nil {
+		return nil, err
+	}
 	if opts.DataBoost != nil {
 		req.DataBoostEnabled = *opts.DataBoost
 	}

@@ -42,6 +42,7 @@ type statement struct {
 	rest    string   // the text after the keyword, for client-side statements
 	sql     string   // the text to send (`?` rewritten to @pN)
 	params  []string // distinct parameter names; shared with the cache: read only
+	multi   bool     // the text holds several statements (multistatement.go)
 }
 
 // parse parses query through the connector's statement cache
@@ -62,7 +63,7 @@ func parseStatement(query string) (statement, error) {
 }
 
 func toStatement(p sqlparse.Statement) statement {
-	st := statement{dml: p.DML, keyword: p.Keyword, rest: p.Rest, sql: p.SQL, params: p.Params}
+	st := statement{dml: p.DML, keyword: p.Keyword, rest: p.Rest, sql: p.SQL, params: p.Params, multi: p.Multi}
 	switch p.Kind {
 	case sqlparse.DML:
 		st.kind = kindDML

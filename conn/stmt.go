@@ -3,6 +3,8 @@ package conn
 import (
 	"context"
 	"database/sql/driver"
+
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
 // stmt is a prepared statement: the SQL text kept for later execution.
@@ -28,9 +30,11 @@ func (s *stmt) Close() error { return nil }
 // parameters cannot be parsed answers -1 and fails when it runs.
 func (s *stmt) NumInput() int {
 	if s.numInput == 0 {
-		p, err := parseParams(s.query)
-		s.numInput = len(p.names) + 1
-		if err != nil {
+		p, err := sqlparse.Parse(s.query)
+		s.numInput = len(p.Params) + 1
+		if err != nil || p.Multi {
+			// Several statements share the arguments (multistatement.go):
+			// no one count applies, so database/sql does not check it.
 			s.numInput = 0
 		}
 	}
@@ -43,11 +47,21 @@ func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	opts, args := s.pending.take(args)
+	done, err := s.conn.withStatementOptions(opts)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
 	return s.conn.query(ctx, s.query, args, opts)
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	_, args = s.pending.take(args)
+	opts, args := s.pending.take(args)
+	done, err := s.conn.withStatementOptions(opts)
+	defer done()
+	if err != nil {
+		return nil, err
+	}
 	return s.conn.exec(ctx, s.query, args)
 }
 

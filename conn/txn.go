@@ -224,6 +224,8 @@ func (t *txn) notePrecommitBytes(b []byte) {
 // transaction). A response asking for a retry with a newer precommit token
 // is retried once with it, as the official client does.
 func (t *txn) commitOnce(ctx context.Context) (*spannerpb.CommitResponse, error) {
+	ctx, cancel := t.c.statementContext(ctx) // statement_timeout bounds a commit too
+	defer cancel()
 	if t.id == nil {
 		if len(t.mutations) == 0 {
 			return nil, nil // nothing ran and nothing was written: nothing to commit

@@ -38,6 +38,9 @@ func (t *txn) attemptRequest(tmpl *spannerpb.ExecuteSqlRequest, sel *spannerpb.T
 		QueryOptions:   tmpl.GetQueryOptions(),
 		RequestOptions: tmpl.GetRequestOptions(),
 		LastStatement:  t.lastStmt,
+		// Read-only transactions only: Conn.setDirectedRead refuses it
+		// for read-write ones.
+		DirectedReadOptions: tmpl.GetDirectedReadOptions(),
 	}
 	if !t.readOnly {
 		req.Seqno = t.nextSeqno()

@@ -3,16 +3,10 @@ package driver
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"strings"
-	"time"
 
 	"cloud.google.com/go/spanner"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/conn"
-	"github.com/spannerfast/spannerfast/dsn"
 )
 
 // Partitioned queries (see the README's "Partitioned queries and Data
@@ -85,74 +79,10 @@ type BatchReadOnlyTransactionOptions struct {
 // AutoPartition, RUN PARTITIONED QUERY, PARTITION). End it with Commit or
 // Rollback (neither sends anything); that returns the connection to db.
 func BeginBatchReadOnlyTransaction(ctx context.Context, db *sql.DB, options BatchReadOnlyTransactionOptions) (*sql.Tx, error) {
-	bound, err := stalenessOf(options.TimestampBound)
+	bound, err := conn.StalenessOf(options.TimestampBound)
 	if err != nil {
 		return nil, err
 	}
-	c, err := db.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	err = c.Raw(func(dc any) error {
-		sc, ok := dc.(*conn.Conn)
-		if !ok {
-			return status.Errorf(codes.FailedPrecondition, "spannerfast: BeginBatchReadOnlyTransaction needs a spannerfast database, got a %T connection", dc)
-		}
-		return sc.SetNextBatchBound(bound)
-	})
-	var tx *sql.Tx
-	if err == nil {
-		tx, err = c.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: WithBatchReadOnly(sql.LevelDefault)})
-	}
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	// The transaction holds the connection; this Close waits until the
-	// transaction ends and then gives the connection back to the pool.
-	go c.Close()
-	return tx, nil
+	return beginOnConn(ctx, db, &sql.TxOptions{ReadOnly: true, Isolation: WithBatchReadOnly(sql.LevelDefault)},
+		func(c *conn.Conn) error { return c.SetNextBatchBound(bound) })
 }
-
-// stalenessOf converts the official client's TimestampBound, whose fields
-// are unexported, through its String form ("(strong)",
-// "(exactStaleness: 10s)", "(readTimestamp: 2006-01-02 15:04:05.999999999
-// -0700 MST)").
-func stalenessOf(tb spanner.TimestampBound) (dsn.Staleness, error) {
-	text := tb.String()
-	kind, value, _ := strings.Cut(strings.Trim(text, "()"), ": ")
-	bad := func(err error) (dsn.Staleness, error) {
-		return dsn.Staleness{}, status.Errorf(codes.InvalidArgument, "spannerfast: timestamp bound %s: %v", text, err)
-	}
-	switch kind {
-	case "strong":
-		return dsn.StrongRead(), nil
-	case "exactStaleness", "maxStaleness":
-		d, err := time.ParseDuration(value)
-		if err != nil {
-			return bad(err)
-		}
-		if kind == "maxStaleness" {
-			return dsn.MaxStaleness(d), nil
-		}
-		return dsn.ExactStaleness(d), nil
-	case "readTimestamp", "minReadTimestamp":
-		// Date, clock and offset; the zone name and a monotonic
-		// reading (m=...) that may follow add nothing.
-		f := strings.Fields(value)
-		if len(f) < 3 {
-			return bad(errNoOffset)
-		}
-		t, err := time.Parse("2006-01-02 15:04:05.999999999 -0700", strings.Join(f[:3], " "))
-		if err != nil {
-			return bad(err)
-		}
-		if kind == "minReadTimestamp" {
-			return dsn.MinReadTimestamp(t), nil
-		}
-		return dsn.ReadTimestamp(t), nil
-	}
-	return dsn.Staleness{}, status.Errorf(codes.InvalidArgument, "spannerfast: unknown timestamp bound %s", text)
-}
-
-var errNoOffset = errors.New("no date, clock and UTC offset")

@@ -13,6 +13,10 @@ import (
 // RunTransaction does that.
 var ErrAbortedDueToConcurrentModification = conn.ErrAbortedDueToConcurrentModification
 
+// StatementError is the error of a string of several statements: which
+// statement failed (Index, SQL) and why (Unwrap, its gRPC code).
+type StatementError = conn.StatementError
+
 // BatchError is the error of a DML batch in which a statement failed; its
 // Counts hold the update counts of the statements that ran before it.
 type BatchError = conn.BatchError
@@ -40,16 +44,22 @@ func WithBatchReadOnly(level sql.IsolationLevel) sql.IsolationLevel {
 // RunTransaction. f must not commit or roll back tx itself, and must be
 // safe to run more than once.
 func RunTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error) error {
+	return runTransaction(ctx, db, opts, f, func(o *sql.TxOptions) (*sql.Tx, error) { return db.BeginTx(ctx, o) })
+}
+
+// runTransaction is RunTransaction with begin starting each attempt's
+// transaction (RunTransactionWithOptions sets options there).
+func runTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, begin func(*sql.TxOptions) (*sql.Tx, error)) error {
 	var o sql.TxOptions
 	if opts != nil {
 		o = *opts
 	}
 	o.Isolation = WithDisableRetryAborts(o.Isolation)
-	return conn.RetryOnAbort(ctx, func() error { return runOnce(ctx, db, &o, f) })
+	return conn.RetryOnAbort(ctx, func() error { return runOnce(ctx, &o, f, begin) })
 }
 
-func runOnce(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error) error {
-	tx, err := db.BeginTx(ctx, opts)
+func runOnce(ctx context.Context, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, begin func(*sql.TxOptions) (*sql.Tx, error)) error {
+	tx, err := begin(opts)
 	if err != nil {
 		return err
 	}

@@ -126,7 +126,7 @@
 //	transaction_tag                  string, ""                conn (later)
 //	statement_tag                    string, ""                conn (RequestOptions tag)
 //	max_commit_delay                 duration 0..500ms, 0      conn (later)
-//	statement_timeout                duration, 0 (none)        conn (bounds each query)
+//	statement_timeout                duration, 0 (none)        conn (bounds queries, DML, commits)
 //	return_commit_stats              bool, false               conn (later)
 //	exclude_txn_from_change_streams  bool, false               conn (later)
 //	connection_state_type            DEFAULT / TRANSACTIONAL / accepted; applied by transactional
@@ -146,8 +146,8 @@
 //	ddl_execution_mode               SYNC / ASYNC /            accepted; applied by DDL support (future)
 //	                                 ASYNC_WAIT, SYNC
 //	ddl_async_wait_timeout           duration, 10s             accepted; applied by DDL support (future)
-//	directed_read                    DirectedReadOptions in    accepted (must parse); applied by
-//	                                 protobuf JSON, ""         directed reads (future)
+//	directed_read                    DirectedReadOptions in    conn (read-only requests; refused
+//	                                 protobuf JSON, ""         for read-write ones)
 //	auto_partition_mode              bool, false               conn (queries read partitioned)
 //	data_boost_enabled               bool, false               conn (partition requests)
 //	max_partitions                   int64 >= 0, 0 (no hint)   conn (PartitionQuery hint)

@@ -777,3 +777,38 @@ func TestFakeTransientWriteFailuresRetried(t *testing.T) {
 		t.Fatal("a retried DML request must keep its sequence number")
 	}
 }
+
+// TestFakeAutocommitTransactionTag: a transaction tag set for autocommit DML
+// is on the statement's request and on the Commit, and only for that
+// statement.
+func TestFakeAutocommitTransactionTag(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, set := range []string{"SET TRANSACTION_TAG = 'tt'", "SET STATEMENT_TAG = 'st'"} {
+		if _, err := c.ExecContext(ctx, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	execs, commits := s.RequestsFor("ExecuteSql"), s.RequestsFor("Commit")
+	ro := execs[0].ExecuteSQL().GetRequestOptions()
+	if ro.GetTransactionTag() != "tt" || ro.GetRequestTag() != "st" {
+		t.Fatalf("first DML request options %v, want transaction tag tt and request tag st", ro)
+	}
+	if tag := commits[0].Message.(*spannerpb.CommitRequest).GetRequestOptions().GetTransactionTag(); tag != "tt" {
+		t.Fatalf("first Commit transaction tag %q, want tt", tag)
+	}
+	if ro := execs[1].ExecuteSQL().GetRequestOptions(); ro.GetTransactionTag() != "" || ro.GetRequestTag() != "" {
+		t.Fatalf("second DML request options %v, want no tags", ro)
+	}
+}

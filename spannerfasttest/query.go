@@ -259,7 +259,7 @@ func (s *service) ExecuteBatchDml(ctx context.Context, req *spannerpb.ExecuteBat
 		s.settle(sel, err)
 		return nil, err
 	}
-	if cached := s.batchReplay(sel.tx, req.GetSeqno()); cached != nil {
+	if cached, ok := replayed[*spannerpb.ExecuteBatchDmlResponse](s, sel.tx, req.GetSeqno()); ok {
 		return cached, nil
 	}
 	resp := &spannerpb.ExecuteBatchDmlResponse{}
@@ -280,29 +280,8 @@ func (s *service) ExecuteBatchDml(ctx context.Context, req *spannerpb.ExecuteBat
 		resp.Status = status.New(codes.OK, "").Proto()
 	}
 	resp.PrecommitToken = s.token(sel.tx)
-	s.batchRemember(sel.tx, req.GetSeqno(), resp)
+	s.remember(sel.tx, req.GetSeqno(), resp)
 	return resp, nil
-}
-
-func (s *service) batchReplay(tx *txn, seqno int64) *spannerpb.ExecuteBatchDmlResponse {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r := tx.batch[seqno]; seqno != 0 && r != nil {
-		return proto.Clone(r).(*spannerpb.ExecuteBatchDmlResponse)
-	}
-	return nil
-}
-
-func (s *service) batchRemember(tx *txn, seqno int64, r *spannerpb.ExecuteBatchDmlResponse) {
-	if seqno == 0 {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if tx.batch == nil {
-		tx.batch = map[int64]*spannerpb.ExecuteBatchDmlResponse{}
-	}
-	tx.batch[seqno] = proto.Clone(r).(*spannerpb.ExecuteBatchDmlResponse)
 }
 
 // executeDML runs one DML statement of ExecuteSql or ExecuteStreamingSql.
@@ -319,7 +298,7 @@ func (s *service) executeDML(ctx context.Context, req *spannerpb.ExecuteSqlReque
 	if err := dmlAllowed(sel.tx); err != nil {
 		return nil, err
 	}
-	if cached := s.dmlReplay(sel.tx, req.GetSeqno()); cached != nil {
+	if cached, ok := replayed[*spannerpb.ResultSet](s, sel.tx, req.GetSeqno()); ok {
 		return cached, nil
 	}
 	rs, err = s.runDML(ctx, sel.tx, req.GetSql(), req.GetParams(), req.GetParamTypes())
@@ -330,29 +309,36 @@ func (s *service) executeDML(ctx context.Context, req *spannerpb.ExecuteSqlReque
 		rs.Metadata.Transaction = s.txProto(sel.tx)
 	}
 	rs.PrecommitToken = s.token(sel.tx)
-	s.dmlRemember(sel.tx, req.GetSeqno(), rs)
+	s.remember(sel.tx, req.GetSeqno(), rs)
 	return rs, nil
 }
 
-func (s *service) dmlReplay(tx *txn, seqno int64) *spannerpb.ResultSet {
+// replayed returns a copy of the first answer to a request with the same
+// seqno in tx, if there was one: Spanner applies a statement once however
+// often a client retries it.
+func replayed[T proto.Message](s *service, tx *txn, seqno int64) (T, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r := tx.dml[seqno]; seqno != 0 && r != nil {
-		return proto.Clone(r).(*spannerpb.ResultSet)
+	var zero T
+	r, ok := tx.answers[seqno]
+	if seqno == 0 || !ok {
+		return zero, false
 	}
-	return nil
+	out, ok := proto.Clone(r).(T)
+	return out, ok
 }
 
-func (s *service) dmlRemember(tx *txn, seqno int64, r *spannerpb.ResultSet) {
+// remember keeps the answer to a request with a seqno in tx for replays.
+func (s *service) remember(tx *txn, seqno int64, r proto.Message) {
 	if seqno == 0 {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if tx.dml == nil {
-		tx.dml = map[int64]*spannerpb.ResultSet{}
+	if tx.answers == nil {
+		tx.answers = map[int64]proto.Message{}
 	}
-	tx.dml[seqno] = proto.Clone(r).(*spannerpb.ResultSet)
+	tx.answers[seqno] = proto.Clone(r)
 }
 
 func dmlAllowed(tx *txn) error {

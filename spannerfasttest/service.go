@@ -12,6 +12,7 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -75,8 +76,7 @@ type txn struct {
 	returnTS bool
 	tokens   bool  // precommit tokens are issued (read-write, multiplexed)
 	seq      int32 // sequence number of the latest precommit token
-	dml      map[int64]*spannerpb.ResultSet
-	batch    map[int64]*spannerpb.ExecuteBatchDmlResponse
+	answers  map[int64]proto.Message
 }
 
 func newService(engine spannerpb.SpannerClient, admin adminpb.DatabaseAdminClient, database string, notes *schemaNotes, cat *catalog) *service {

@@ -14,7 +14,10 @@
 // database-generated keys. clause.OnConflict becomes INSERT OR UPDATE
 // (UpdateAll) or INSERT OR IGNORE (DoNothing); any other form, or a
 // conflict target other than the primary key, fails with ErrOnConflict
-// (gRPC code Unimplemented). An OFFSET without LIMIT gets the largest
+// (gRPC code Unimplemented). GORM saves associations with an OnConflict
+// that updates only the foreign key, which Spanner cannot express; a
+// session with FullSaveAssociations makes it UpdateAll (INSERT OR UPDATE),
+// as with go-gorm-spanner. An OFFSET without LIMIT gets the largest
 // LIMIT, which GoogleSQL requires. Updates never set primary key columns.
 //
 // # Types
@@ -27,7 +30,8 @@
 // spanner.NullJSON fields without a type tag (type:DATE, type:NUMERIC,
 // type:JSON). A type tag always wins. ARRAY columns use Array[T] (for
 // example Array[int64] or Array[spanner.NullString]): GORM would expand a
-// plain slice into a list of parameters. CommitTimestamp writes
+// plain slice into a list of parameters. A NULL ARRAY reads as a nil
+// Array, an empty one as an empty Array. CommitTimestamp writes
 // PENDING_COMMIT_TIMESTAMP() and its column gets
 // OPTIONS (allow_commit_timestamp=true); the tag commitTimestamp does the
 // same for a column of another type.

@@ -182,6 +182,10 @@ func (a *Array[T]) Scan(src any) error {
 	if rv.Kind() != reflect.Slice {
 		return arrayScanError("cannot scan %T into %T", src, a)
 	}
+	if rv.IsNil() { // a NULL array
+		*a = nil
+		return nil
+	}
 	out := make(Array[T], rv.Len())
 	for i := range out {
 		if err := scanElement(&out[i], rv.Index(i).Interface()); err != nil {

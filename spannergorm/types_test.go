@@ -95,4 +95,14 @@ func TestArrayValueAndScan(t *testing.T) {
 	if err := a.Scan(nil); err != nil || a != nil {
 		t.Fatalf("Scan nil: %v, %v", a, err)
 	}
+	// A NULL ARRAY column comes from the driver as a typed nil slice of the
+	// other element form; it stays NULL (nil), not an empty array.
+	a = Array[int64]{1}
+	if err := a.Scan([]spanner.NullInt64(nil)); err != nil || a != nil {
+		t.Fatalf("Scan typed nil: %#v, %v", a, err)
+	}
+	var s Array[string]
+	if err := s.Scan([]spanner.NullString{}); err != nil || s == nil || len(s) != 0 {
+		t.Fatalf("Scan empty array: %#v, %v; want empty, not nil", s, err)
+	}
 }

@@ -25,6 +25,7 @@ const (
 	armBorrow     = "client-borrow"
 	armFastSafe   = "spannerfast-safe"
 	armFastRaw    = "spannerfast-raw"
+	armGorm       = "spannerfast-gorm"
 	databasePath  = "projects/p/instances/i/databases/d"
 	progressWidth = 17
 )
@@ -89,7 +90,7 @@ func allArms() []armSpec {
 }
 
 // knownArmIDs lists every arm id this tool knows, built or not.
-var knownArmIDs = []string{armTransport, armSQLFloor, armClient, armBorrow, armFastSafe, armFastRaw}
+var knownArmIDs = []string{armTransport, armSQLFloor, armClient, armBorrow, armFastSafe, armFastRaw, armGorm}
 
 // selectArms picks the arms named in list ("" or "all": every available
 // arm). Naming an arm that is not built is an error that says why.

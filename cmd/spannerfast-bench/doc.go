@@ -83,6 +83,11 @@
 //	                (the transport floor: 64 concurrent streams on one
 //	                connection); per query
 //	narrow5m        5,000,000 narrow rows in one query, heap sampled
+//	gorm10k         20 queries of 10,000 rows of a 7-column model (INT64,
+//	                STRING(16), STRING(32), FLOAT64, BOOL, TIMESTAMP,
+//	                TIMESTAMP); the SQL is what GORM's
+//	                db.Table("bench_gorm").Limit(10000).Find(&rows) sends
+//	                through spannergorm, so every arm reads the same result
 //
 // Write workloads (operations per measurement at -scale 1; one operation
 // is one committed read-write transaction; figures are per operation,
@@ -134,6 +139,9 @@
 //	spannerfast-safe  database/sql, sql.Open("spannerfast", dsn)
 //	spannerfast-raw   the same with ;rawDecode=true, STRING and BYTES scanned
 //	                  into sql.RawBytes
+//	spannerfast-gorm  gorm10k only: GORM with spannergorm on spannerfast,
+//	                  Find into a new []struct per query (the checksum is
+//	                  taken from the struct fields)
 //
 // Every arm scans each column into a typed variable, as an application
 // would: int64, string, float64, bool, time.Time, civil.Date (DATE), []byte,

@@ -56,6 +56,8 @@ type Request struct {
 	Message proto.Message
 	// Header is a copy of the incoming metadata (lower-case keys).
 	Header metadata.MD
+	// Deadline is the call's deadline as the server saw it (zero: none).
+	Deadline time.Time
 }
 
 // ExecuteSQL returns the request as an ExecuteSqlRequest (ExecuteSql and
@@ -228,7 +230,8 @@ func (s *Server) record(ctx context.Context, method string, req any) {
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
 	m, _ := req.(proto.Message)
-	s.requests = append(s.requests, Request{Method: method, Message: m, Header: md.Copy()})
+	deadline, _ := ctx.Deadline()
+	s.requests = append(s.requests, Request{Method: method, Message: m, Header: md.Copy(), Deadline: deadline})
 }
 
 func (s *Server) beforeMethod(ctx context.Context, method string, req any) error {

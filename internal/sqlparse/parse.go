@@ -43,6 +43,11 @@ type Statement struct {
 	// Params are the distinct parameter names without the @ (p1..pN for
 	// `?`); client-side statements have none.
 	Params []string
+	// Multi is set when a top-level semicolon is followed by another
+	// statement: the text holds several statements (see Split). SQL is
+	// then the input unchanged and Params is nil; Kind and Keyword
+	// describe the first statement only.
+	Multi bool
 }
 
 var (
@@ -107,11 +112,56 @@ func Parse(sql string) (Statement, error) {
 	if st.Kind == Client {
 		// Client-side statements take no parameters, but their literals
 		// and comments must still be closed.
-		_, _, err = scan(sql, false)
+		_, _, st.Multi, err = scan(sql, false)
 		return st, err
 	}
-	st.SQL, st.Params, err = scan(sql, true)
+	st.SQL, st.Params, st.Multi, err = scan(sql, true)
+	if st.Multi {
+		// Each statement is parsed on its own when it runs: parameters
+		// number from 1 in each, and one may use ? where another uses @x.
+		st.SQL, st.Params = sql, nil
+	}
 	return st, err
+}
+
+// Split cuts sql at its top-level semicolons (not those in literals,
+// quoted identifiers or comments) into statements, trimmed of white space.
+// Pieces holding nothing but white space and comments are dropped, so
+// trailing and doubled semicolons are allowed. An unclosed literal or
+// comment is a *SyntaxError.
+func Split(sql string) ([]string, error) {
+	var out []string
+	start := 0
+	for i := 0; i <= len(sql); {
+		if i < len(sql) && sql[i] != ';' {
+			_, end, err := next(sql, i)
+			if err != nil {
+				return nil, err
+			}
+			i = end
+			continue
+		}
+		piece := sql[start:i]
+		if j, _ := skipBlank(piece, 0); j < len(piece) {
+			out = append(out, strings.TrimSpace(piece))
+		}
+		i++
+		start = i
+	}
+	return out, nil
+}
+
+// moreAfter reports whether anything but white space, comments and
+// semicolons follows sql[i].
+func moreAfter(sql string, i int) bool {
+	for i < len(sql) {
+		k, end, err := next(sql, i)
+		if err != nil || (k != tokSpace && k != tokComment && sql[i] != ';') {
+			return true
+		}
+		i = end
+	}
+	return false
 }
 
 // classify finds the first keyword after white space, comments and a
@@ -177,17 +227,23 @@ func skipHint(sql string, i int) (int, error) {
 }
 
 // scan collects the parameters and, if rewrite, replaces each `?` with
-// @pN. Text without `?` is returned as it is, without a copy.
-func scan(sql string, rewrite bool) (string, []string, error) {
+// @pN. Text without `?` is returned as it is, without a copy. multi
+// reports a top-level semicolon followed by another statement; the
+// parameters are then not checked (each statement is parsed again).
+func scan(sql string, rewrite bool) (out string, params []string, multi bool, err error) {
 	var b strings.Builder
 	var names []string
 	done, positional, named := 0, 0, -1 // sql[:done] is in b already
 	for i := 0; i < len(sql); {
 		k, end, err := next(sql, i)
 		if err != nil {
-			return sql, nil, err
+			return sql, nil, false, err
 		}
 		switch k {
+		case tokText:
+			if sql[i] == ';' && !multi && moreAfter(sql, end) {
+				multi = true
+			}
 		case tokNamed:
 			if named < 0 {
 				named = i
@@ -210,21 +266,24 @@ func scan(sql string, rewrite bool) (string, []string, error) {
 		}
 		i = end
 	}
+	if multi {
+		return sql, nil, true, nil
+	}
 	if positional > 0 && named >= 0 {
-		return sql, nil, syntaxError(sql, named, ErrMixedParams, "@"+names[0])
+		return sql, nil, false, syntaxError(sql, named, ErrMixedParams, "@"+names[0])
 	}
 	if !rewrite {
-		return sql, nil, nil
+		return sql, nil, false, nil
 	}
 	if positional == 0 {
-		return sql, names, nil
+		return sql, names, false, nil
 	}
 	b.WriteString(sql[done:])
 	names = make([]string, positional)
 	for n := range names {
 		names[n] = "p" + strconv.Itoa(n+1)
 	}
-	return b.String(), names, nil
+	return b.String(), names, false, nil
 }
 
 // addName appends name unless names has it already in any case.

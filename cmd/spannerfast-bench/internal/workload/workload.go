@@ -121,6 +121,10 @@ type Workload struct {
 	Cycle bool
 	// Hidden workloads are served but not run by default.
 	Hidden bool
+	// GormTable, when set, makes SQL the query GORM sends for
+	// db.Table(GormTable).Limit(Rows).Find(&structs) (see GormSQL), so
+	// that a GORM arm and the other arms read the same result.
+	GormTable string
 
 	// Op is what one operation of the workload does: a query read outside
 	// a transaction (the read workloads) or a write or transaction (see
@@ -178,7 +182,15 @@ const (
 	// ConcurrentStreams is the number of goroutines of concurrent-point.
 	ConcurrentStreams = 64
 	narrow5mRows      = 5_000_000
+	gormRows          = 10_000
+	gormQs            = 20
 )
+
+// GormSQL is the SQL text of GORM's db.Table(table).Limit(rows).Find(...)
+// with the spannergorm dialector.
+func GormSQL(table string, rows int) string {
+	return fmt.Sprintf("SELECT * FROM `%s` LIMIT %d", table, rows)
+}
 
 // Names lists the workloads in report order (hidden ones excluded).
 func Names() []string {
@@ -237,6 +249,16 @@ func Catalog(scale float64) []*Workload {
 		{Name: "balance", Kind: Float64},
 		{Name: "active", Kind: Bool},
 	}
+	// The columns of a typical GORM model (gorm.Model-like timestamps).
+	gormCols := []Column{
+		{Name: "id", Kind: Int64},
+		{Name: "name", Kind: String, Len: 16},
+		{Name: "email", Kind: String, Len: 32},
+		{Name: "balance", Kind: Float64},
+		{Name: "active", Kind: Bool},
+		{Name: "created_at", Kind: Timestamp},
+		{Name: "updated_at", Kind: Timestamp},
+	}
 	var many []Column
 	for i := 0; i <= 100; i++ {
 		many = append(many, Column{Name: fmt.Sprintf("c%03d", i), Kind: String, Len: 16})
@@ -261,6 +283,8 @@ func Catalog(scale float64) []*Workload {
 			Concurrency: ConcurrentStreams, seed: 4},
 		{Name: "narrow5m", Description: "one query of narrow rows (5 M at scale 1), heap sampled",
 			Columns: narrowCols, Rows: scaled(narrow5mRows, scale), Queries: 1, PeakHeap: true, Cycle: true, seed: 1},
+		{Name: "gorm10k", Description: "queries of 10,000 rows of a 7-column model, read by GORM's Find into structs",
+			Columns: gormCols, Rows: scaled(gormRows, scale), Queries: scaled(gormQs, scale), GormTable: "bench_gorm", seed: 7},
 	}
 	ws = append(ws, writeCatalog(scale, narrowCols, pointCols)...)
 	ws = append(ws, []*Workload{
@@ -275,6 +299,9 @@ func Catalog(scale float64) []*Workload {
 			continue
 		case w.SQL != "" || !w.HasResult():
 			continue // set by writeCatalog
+		case w.GormTable != "":
+			w.SQL = GormSQL(w.GormTable, w.Rows)
+			continue
 		}
 		names := make([]string, len(w.Columns))
 		for i, c := range w.Columns {
@@ -398,5 +425,10 @@ func (w *Workload) WarmUp() *Workload {
 	c.Rows = min(w.Rows, warmMessages*perMsg)
 	c.PeakHeap = false
 	c.SQL = w.SQL + " /* warm-up */"
+	if w.GormTable != "" {
+		// GORM writes no comments: the warm-up differs by its LIMIT, or is
+		// the same query when the workload is no larger than a warm-up.
+		c.SQL = GormSQL(w.GormTable, c.Rows)
+	}
 	return &c
 }

@@ -1,0 +1,293 @@
+package conn
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/spanner"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+// go-sql-spanner's per-statement options, with its names and types, so
+// that code written for its Go API runs unchanged. An ExecOptions among a
+// statement's arguments becomes a QueryOptions (CheckNamedValue), which
+// applies to that statement only (pendingOptions).
+
+// DecodeOption is how a query's rows are decoded.
+type DecodeOption int
+
+const (
+	// DecodeOptionNormal decodes into Go values (the default).
+	DecodeOptionNormal DecodeOption = iota
+	// DecodeOptionProto returns spanner.GenericColumnValue for every
+	// column. spannerfast refuses it (Unimplemented).
+	DecodeOptionProto
+)
+
+// AutocommitDMLMode is how DML outside a transaction runs, in
+// go-sql-spanner's numbering.
+type AutocommitDMLMode int
+
+const (
+	// Unspecified keeps the connection's autocommit_dml_mode.
+	Unspecified AutocommitDMLMode = iota
+	// Transactional runs the statement in a read-write transaction.
+	Transactional
+	// PartitionedNonAtomic runs it as partitioned DML.
+	PartitionedNonAtomic
+)
+
+func (m AutocommitDMLMode) String() string {
+	switch m {
+	case Unspecified:
+		return "Unspecified"
+	case Transactional:
+		return "Transactional"
+	case PartitionedNonAtomic:
+		return "Partitioned_Non_Atomic"
+	}
+	return ""
+}
+
+// PartitionedQueryOptions are go-sql-spanner's options of partitioned
+// queries (see QueryOptions.PartitionQuery and AutoPartition).
+type PartitionedQueryOptions struct {
+	AutoPartitionQuery bool
+	MaxParallelism     int
+	PartitionQuery     bool
+	// PartitionOptions: MaxPartitions is sent; PartitionBytes, a size hint
+	// that Spanner may ignore, is accepted and not sent.
+	PartitionOptions spanner.PartitionOptions
+	ExecutePartition ExecutePartition
+}
+
+// ExecutePartition runs partition Index of PartitionedQuery.
+type ExecutePartition struct {
+	PartitionedQuery *PartitionedQuery
+	Index            int
+}
+
+// ExecOptions is go-sql-spanner's per-statement argument. See the README's
+// "Coming from go-sql-spanner" for what each field does here.
+type ExecOptions struct {
+	DecodeOption         DecodeOption
+	DecodeToNativeArrays bool
+	// TransactionOptions apply to the transaction the statement begins
+	// (autocommit DML); inside a transaction they change nothing.
+	TransactionOptions spanner.TransactionOptions
+	QueryOptions       spanner.QueryOptions
+	// TimestampBound is the bound of a query outside a transaction.
+	TimestampBound          *spanner.TimestampBound
+	PartitionedQueryOptions PartitionedQueryOptions
+	AutocommitDMLMode       AutocommitDMLMode
+	// ReturnResultSetMetadata and ReturnResultSetStats (extra result sets)
+	// are refused: spannerfast returns one result set.
+	ReturnResultSetMetadata bool
+	ReturnResultSetStats    bool
+	// DirectExecuteQuery is what spannerfast always does: QueryContext
+	// sends the query and reads its first response.
+	DirectExecuteQuery bool
+}
+
+// queryOptions converts o. Options spannerfast cannot honour and whose
+// loss would change the result are refused, naming the field.
+func (o *ExecOptions) queryOptions() (QueryOptions, error) {
+	var q QueryOptions
+	switch {
+	case o.DecodeOption != DecodeOptionNormal:
+		return q, unsupported("DecodeOption %d (DecodeOptionProto)", o.DecodeOption)
+	case o.ReturnResultSetMetadata:
+		return q, unsupported("ReturnResultSetMetadata")
+	case o.ReturnResultSetStats:
+		return q, unsupported("ReturnResultSetStats")
+	}
+	if o.DecodeToNativeArrays {
+		q.NativeArrays = &o.DecodeToNativeArrays
+	}
+	if err := q.setQueryOptions(o.QueryOptions); err != nil {
+		return q, err
+	}
+	txn, err := TxnOptionsOf(o.TransactionOptions)
+	if err != nil {
+		return q, err
+	}
+	txn.ExcludeFromStreams = txn.ExcludeFromStreams || o.QueryOptions.ExcludeTxnFromChangeStreams
+	if txn != (TxnOptions{}) {
+		q.Txn = &txn
+	}
+	if o.TimestampBound != nil {
+		b, err := StalenessOf(*o.TimestampBound)
+		if err != nil {
+			return q, err
+		}
+		q.Staleness = &b
+	}
+	switch o.AutocommitDMLMode {
+	case Unspecified:
+	case Transactional:
+		q.AutocommitDMLMode = dsn.AutocommitTransactional
+	case PartitionedNonAtomic:
+		q.AutocommitDMLMode = dsn.AutocommitPartitionedNonAtomic
+	default:
+		return q, status.Errorf(codes.InvalidArgument, "spannerfast: ExecOptions.AutocommitDMLMode %d is not a known mode", o.AutocommitDMLMode)
+	}
+	return q, q.setPartitioned(o.PartitionedQueryOptions)
+}
+
+// setQueryOptions takes the official client's QueryOptions.
+func (q *QueryOptions) setQueryOptions(o spanner.QueryOptions) error {
+	if o.Mode != nil && *o.Mode != spannerpb.ExecuteSqlRequest_NORMAL {
+		return unsupported("QueryOptions.Mode %v", *o.Mode)
+	}
+	if o.ClientContext != nil {
+		return unsupported("QueryOptions.ClientContext")
+	}
+	p, err := priorityOf("QueryOptions.Priority", o.Priority)
+	if err != nil {
+		return err
+	}
+	q.Priority, q.RequestTag = p, o.RequestTag
+	q.Optimizer = o.Options
+	if o.DataBoostEnabled {
+		q.DataBoost = &o.DataBoostEnabled
+	}
+	q.DirectedRead = o.DirectedReadOptions
+	q.LastStatement = o.LastStatement
+	return nil
+}
+
+// setPartitioned takes go-sql-spanner's PartitionedQueryOptions.
+func (q *QueryOptions) setPartitioned(p PartitionedQueryOptions) error {
+	q.PartitionQuery = p.PartitionQuery
+	if p.AutoPartitionQuery {
+		q.AutoPartition = &p.AutoPartitionQuery
+	}
+	q.MaxParallelism = p.MaxParallelism
+	q.MaxPartitions = p.PartitionOptions.MaxPartitions
+	if pq := p.ExecutePartition.PartitionedQuery; pq != nil {
+		i := p.ExecutePartition.Index
+		if i < 0 || i >= len(pq.Partitions) {
+			return status.Errorf(codes.InvalidArgument, "spannerfast: ExecutePartition.Index %d out of range [0, %d)", i, len(pq.Partitions))
+		}
+		q.Partition = pq.Partitions[i]
+	}
+	return nil
+}
+
+func unsupported(format string, args ...any) error {
+	return status.Errorf(codes.Unimplemented, "spannerfast: ExecOptions."+format+" is not supported", args...)
+}
+
+// overlays reports whether q changes connection settings for its statement.
+func (q *QueryOptions) overlays() bool {
+	return q.RequestTag != "" || q.Priority != "" || q.Optimizer != nil || q.Staleness != nil ||
+		q.AutocommitDMLMode != "" || q.NativeArrays != nil || q.Txn != nil
+}
+
+// setOn lays the statement's settings over the connection's (see overlay).
+func (q *QueryOptions) setOn(cfg *dsn.Config) {
+	if q.RequestTag != "" {
+		cfg.StatementTag = q.RequestTag
+	}
+	if q.Priority != "" {
+		cfg.RPCPriority = q.Priority
+	}
+	if v := q.Optimizer.GetOptimizerVersion(); v != "" {
+		cfg.OptimizerVersion = v
+	}
+	if p := q.Optimizer.GetOptimizerStatisticsPackage(); p != "" {
+		cfg.OptimizerStatisticsPackage = p
+	}
+	if q.Staleness != nil {
+		cfg.ReadOnlyStaleness = *q.Staleness
+	}
+	if q.AutocommitDMLMode != "" {
+		cfg.AutocommitDMLMode = q.AutocommitDMLMode
+	}
+	if q.NativeArrays != nil {
+		cfg.DecodeToNativeArrays = *q.NativeArrays
+	}
+	if q.Txn != nil {
+		q.Txn.apply(cfg)
+	}
+}
+
+// withStatementOptions makes q the options of the statement about to run:
+// its settings stand in for the connection's and its request fields are
+// added to the statement's requests (applyTo). The returned function ends
+// that; call it when the statement returns.
+func (c *Conn) withStatementOptions(q QueryOptions) (done func(), err error) {
+	if q.err != nil {
+		return func() {}, q.err
+	}
+	restore := func() {}
+	if q.overlays() {
+		restore = c.overlay(q.setOn)
+	}
+	if q.DirectedRead != nil || q.LastStatement {
+		c.stmtReq = &q
+	}
+	return func() {
+		c.stmtReq = nil
+		restore()
+	}, nil
+}
+
+// applyTo adds the request fields of the running statement's options.
+func (q *QueryOptions) applyTo(req *spannerpb.ExecuteSqlRequest) {
+	if q == nil {
+		return
+	}
+	if q.DirectedRead != nil {
+		req.DirectedReadOptions = q.DirectedRead
+	}
+	req.LastStatement = req.LastStatement || q.LastStatement
+}
+
+// StalenessOf converts the official client's TimestampBound, whose fields
+// are unexported, through its String form ("(strong)",
+// "(exactStaleness: 10s)", "(readTimestamp: 2006-01-02 15:04:05.999999999
+// -0700 MST)").
+func StalenessOf(tb spanner.TimestampBound) (dsn.Staleness, error) {
+	text := tb.String()
+	kind, value, _ := strings.Cut(strings.Trim(text, "()"), ": ")
+	bad := func(err error) (dsn.Staleness, error) {
+		return dsn.Staleness{}, status.Errorf(codes.InvalidArgument, "spannerfast: timestamp bound %s: %v", text, err)
+	}
+	switch kind {
+	case "strong":
+		return dsn.StrongRead(), nil
+	case "exactStaleness", "maxStaleness":
+		d, err := time.ParseDuration(value)
+		if err != nil {
+			return bad(err)
+		}
+		if kind == "maxStaleness" {
+			return dsn.MaxStaleness(d), nil
+		}
+		return dsn.ExactStaleness(d), nil
+	case "readTimestamp", "minReadTimestamp":
+		// Date, clock and offset; the zone name and a monotonic
+		// reading (m=...) that may follow add nothing.
+		f := strings.Fields(value)
+		if len(f) < 3 {
+			return bad(errNoOffset)
+		}
+		t, err := time.Parse("2006-01-02 15:04:05.999999999 -0700", strings.Join(f[:3], " "))
+		if err != nil {
+			return bad(err)
+		}
+		if kind == "minReadTimestamp" {
+			return dsn.MinReadTimestamp(t), nil
+		}
+		return dsn.ReadTimestamp(t), nil
+	}
+	return dsn.Staleness{}, status.Errorf(codes.InvalidArgument, "spannerfast: unknown timestamp bound %s", text)
+}
+
+var errNoOffset = errors.New("no date, clock and UTC offset")

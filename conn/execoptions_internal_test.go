@@ -1,0 +1,61 @@
+package conn
+
+import (
+	"testing"
+	"time"
+
+	"cloud.google.com/go/spanner"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+func TestStalenessOfTimestampBound(t *testing.T) {
+	ts := time.Date(2024, 1, 2, 3, 4, 5, 123456789, time.FixedZone("X", 3600))
+	for _, c := range []struct {
+		tb   spanner.TimestampBound
+		want dsn.Staleness
+		now  bool // want a read timestamp, whatever it is
+	}{
+		{tb: spanner.TimestampBound{}, want: dsn.StrongRead()},
+		{tb: spanner.StrongRead(), want: dsn.StrongRead()},
+		{tb: spanner.ExactStaleness(1500 * time.Millisecond), want: dsn.ExactStaleness(1500 * time.Millisecond)},
+		{tb: spanner.MaxStaleness(time.Minute), want: dsn.MaxStaleness(time.Minute)},
+		{tb: spanner.ReadTimestamp(ts), want: dsn.ReadTimestamp(ts)},
+		{tb: spanner.ReadTimestamp(time.Now()), now: true},
+		{tb: spanner.MinReadTimestamp(ts), want: dsn.MinReadTimestamp(ts)},
+	} {
+		got, err := StalenessOf(c.tb)
+		if err != nil {
+			t.Fatalf("%v: %v", c.tb, err)
+		}
+		if c.now {
+			if got.Kind != dsn.StalenessReadTimestamp {
+				t.Errorf("%v: got %v", c.tb, got)
+			}
+			continue
+		}
+		if !got.Equal(c.want) {
+			t.Errorf("%v: got %v, want %v", c.tb, got, c.want)
+		}
+	}
+}
+
+// overlay puts back what it laid over the settings, except what the
+// statement changed meanwhile (a one-shot tag it used, a SET it ran).
+func TestOverlayRestore(t *testing.T) {
+	c := &Conn{}
+	c.cfg.TransactionTag, c.cfg.StatementTag, c.cfg.RPCPriority = "conn-txn", "conn-stmt", dsn.PriorityHigh
+	q := QueryOptions{RequestTag: "s", Priority: dsn.PriorityLow, Txn: &TxnOptions{Tag: "t"}, NativeArrays: new(bool)}
+	*q.NativeArrays = true
+	restore := c.overlay(q.setOn)
+	if c.cfg.StatementTag != "s" || c.cfg.TransactionTag != "t" || c.cfg.RPCPriority != dsn.PriorityLow || !c.cfg.DecodeToNativeArrays {
+		t.Fatalf("overlaid settings %+v", c.cfg)
+	}
+	c.takeStatementTag()                   // the statement used its tag
+	c.cfg.RPCPriority = dsn.PriorityMedium // and ran SET RPC_PRIORITY
+	restore()
+	if c.cfg.StatementTag != "" || c.cfg.TransactionTag != "conn-txn" || c.cfg.RPCPriority != dsn.PriorityMedium || c.cfg.DecodeToNativeArrays {
+		t.Fatalf("restored settings: tag %q, txn tag %q, priority %q, native arrays %v",
+			c.cfg.StatementTag, c.cfg.TransactionTag, c.cfg.RPCPriority, c.cfg.DecodeToNativeArrays)
+	}
+}

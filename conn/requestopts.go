@@ -1,0 +1,81 @@
+package conn
+
+import (
+	"context"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// Request options that are not tags or priorities (those are built by
+// Conn.requestOptions and txn.requestOptions): directed reads and the
+// statement_timeout bound.
+
+// directedRead returns the directed_read property as DirectedReadOptions,
+// nil when unset. dsn validated the JSON when it was set, so an error here
+// means a value that changed meaning; it is reported, never ignored.
+func (c *Conn) directedRead() (*spannerpb.DirectedReadOptions, error) {
+	if c.cfg.DirectedRead == "" {
+		return nil, nil
+	}
+	o := new(spannerpb.DirectedReadOptions)
+	if err := protojson.Unmarshal([]byte(c.cfg.DirectedRead), o); err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: directed_read: %v", err)
+	}
+	return o, nil
+}
+
+// errDirectedReadWrite is Spanner's rule: directed reads are for read-only
+// work; a read-write transaction (or DML, which always writes) refuses
+// them. The request is refused before it is sent.
+var errDirectedReadWrite = status.Error(codes.InvalidArgument,
+	"spannerfast: directed_read applies to read-only queries and read-only transactions only; "+
+		"reset it (RESET directed_read) before read-write transactions and DML")
+
+// setDirectedRead adds directed_read to a read-only request, or refuses a
+// read-write one when it is set.
+func (c *Conn) setDirectedRead(req *spannerpb.ExecuteSqlRequest, readOnly bool) error {
+	if c.cfg.DirectedRead == "" {
+		return nil
+	}
+	if !readOnly {
+		return errDirectedReadWrite
+	}
+	o, err := c.directedRead()
+	req.DirectedReadOptions = o
+	return err
+}
+
+// refuseDirectedRead fails work that writes while directed_read is set.
+func (c *Conn) refuseDirectedRead() error {
+	if c.cfg.DirectedRead != "" {
+		return errDirectedReadWrite
+	}
+	return nil
+}
+
+// statementContext bounds a statement that completes before it returns
+// (DML, a commit) by statement_timeout. Streaming queries are bounded by
+// the stream itself (Conn.stream), as their rows outlive the call.
+func (c *Conn) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.cfg.StatementTimeout > 0 {
+		return context.WithTimeout(ctx, c.cfg.StatementTimeout)
+	}
+	return ctx, func() {}
+}
+
+// tagged adds the transaction's tag to the options of a statement built
+// before the transaction existed (autocommit DML runs in a transaction of
+// its own, which transaction_tag tags like any read-write transaction).
+func (t *txn) tagged(o *spannerpb.RequestOptions) *spannerpb.RequestOptions {
+	if t.tag == "" {
+		return o
+	}
+	if o == nil {
+		o = &spannerpb.RequestOptions{}
+	}
+	o.TransactionTag = t.tag
+	return o
+}

@@ -1,0 +1,156 @@
+package driver
+
+import (
+	"context"
+	"database/sql"
+
+	"cloud.google.com/go/spanner"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/conn"
+)
+
+// go-sql-spanner's Go API, with its names and types: code written for it
+// changes only the import path and the driver name. See the README's
+// "Coming from go-sql-spanner".
+
+// ExecOptions is go-sql-spanner's per-statement argument: pass one among a
+// statement's arguments and it applies to that statement only.
+//
+//	rows, err := db.QueryContext(ctx, "SELECT ...", driver.ExecOptions{
+//		QueryOptions: spanner.QueryOptions{RequestTag: "report", Priority: spannerpb.RequestOptions_PRIORITY_LOW},
+//	})
+//
+// Each option set stands in for the connection property of the same
+// meaning (RequestTag: statement_tag, Priority: rpc_priority, Options:
+// optimizer_version and optimizer_statistics_package, TimestampBound:
+// read_only_staleness of a query outside a transaction,
+// AutocommitDMLMode, DecodeToNativeArrays, TransactionOptions: the
+// transaction properties of autocommit DML). DirectedReadOptions and
+// LastStatement go onto the request. DecodeOptionProto,
+// ReturnResultSetMetadata, ReturnResultSetStats, a QueryOptions.Mode other
+// than NORMAL and ClientContext are refused with Unimplemented: ignoring
+// them would change the result. DirectExecuteQuery is always so here.
+type ExecOptions = conn.ExecOptions
+
+// DecodeOption is ExecOptions.DecodeOption.
+type DecodeOption = conn.DecodeOption
+
+// DecodeOption values.
+const (
+	DecodeOptionNormal = conn.DecodeOptionNormal
+	DecodeOptionProto  = conn.DecodeOptionProto
+)
+
+// AutocommitDMLMode is ExecOptions.AutocommitDMLMode.
+type AutocommitDMLMode = conn.AutocommitDMLMode
+
+// AutocommitDMLMode values.
+const (
+	Unspecified          = conn.Unspecified
+	Transactional        = conn.Transactional
+	PartitionedNonAtomic = conn.PartitionedNonAtomic
+)
+
+// PartitionedQueryOptions is ExecOptions.PartitionedQueryOptions.
+type PartitionedQueryOptions = conn.PartitionedQueryOptions
+
+// ExecutePartitionOptions is PartitionedQueryOptions.ExecutePartition,
+// go-sql-spanner's type ExecutePartition (in spannerfast that name is the
+// function that reads a partition).
+type ExecutePartitionOptions = conn.ExecutePartition
+
+// ReadOnlyTransactionOptions are the options of BeginReadOnlyTransaction.
+type ReadOnlyTransactionOptions struct {
+	// TimestampBound is the transaction's staleness: strong (the zero
+	// value), exact staleness or a read timestamp.
+	TimestampBound spanner.TimestampBound
+	// BeginTransactionOption chooses an inline or explicit begin.
+	BeginTransactionOption spanner.BeginTransactionOption
+}
+
+// ReadWriteTransactionOptions are the options of BeginReadWriteTransaction.
+type ReadWriteTransactionOptions struct {
+	// TransactionOptions: tag, commit priority and options, read lock
+	// mode, isolation level, change-stream exclusion, begin option.
+	TransactionOptions spanner.TransactionOptions
+	// DisableInternalRetries turns off the replay of an aborted
+	// transaction: Commit or the statement returns the ABORTED error.
+	DisableInternalRetries bool
+}
+
+// BeginReadOnlyTransaction begins a read-only transaction on a connection
+// of db with options. End it with Commit or Rollback: that returns the
+// connection to db (until then it stays taken).
+func BeginReadOnlyTransaction(ctx context.Context, db *sql.DB, options ReadOnlyTransactionOptions) (*sql.Tx, error) {
+	bound, err := conn.StalenessOf(options.TimestampBound)
+	if err != nil {
+		return nil, err
+	}
+	to, err := conn.TxnOptionsOf(spanner.TransactionOptions{BeginTransactionOption: options.BeginTransactionOption})
+	if err != nil {
+		return nil, err
+	}
+	to.ReadOnlyBound = &bound
+	return beginWith(ctx, db, &sql.TxOptions{ReadOnly: true}, to)
+}
+
+// BeginReadWriteTransaction begins a read-write transaction on a
+// connection of db with options. End it with Commit or Rollback: that
+// returns the connection to db.
+func BeginReadWriteTransaction(ctx context.Context, db *sql.DB, options ReadWriteTransactionOptions) (*sql.Tx, error) {
+	to, err := conn.TxnOptionsOf(options.TransactionOptions)
+	if err != nil {
+		return nil, err
+	}
+	to.DisableRetryAborts = options.DisableInternalRetries
+	return beginWith(ctx, db, &sql.TxOptions{}, to)
+}
+
+// RunTransactionWithOptions is RunTransaction with spannerOptions for every
+// attempt (tag, commit options, isolation, ...).
+func RunTransactionWithOptions(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, spannerOptions spanner.TransactionOptions) error {
+	to, err := conn.TxnOptionsOf(spannerOptions)
+	if err != nil {
+		return err
+	}
+	return runTransaction(ctx, db, opts, f, func(o *sql.TxOptions) (*sql.Tx, error) {
+		return beginWith(ctx, db, o, to)
+	})
+}
+
+// beginWith begins a transaction on a connection of db after setting the
+// connection's next-transaction options to to.
+func beginWith(ctx context.Context, db *sql.DB, opts *sql.TxOptions, to conn.TxnOptions) (*sql.Tx, error) {
+	return beginOnConn(ctx, db, opts, func(c *conn.Conn) error { return c.SetNextTxnOptions(to) })
+}
+
+// beginOnConn takes a connection of db, prepares it with set (through
+// sql.Conn.Raw) and begins a transaction on it. The connection goes back
+// to db when the transaction ends.
+func beginOnConn(ctx context.Context, db *sql.DB, opts *sql.TxOptions, set func(*conn.Conn) error) (*sql.Tx, error) {
+	c, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = c.Raw(func(dc any) error {
+		sc, ok := dc.(*conn.Conn)
+		if !ok {
+			return status.Errorf(codes.FailedPrecondition, "spannerfast: this function needs a spannerfast database, got a %T connection", dc)
+		}
+		return set(sc)
+	})
+	var tx *sql.Tx
+	if err == nil {
+		tx, err = c.BeginTx(ctx, opts)
+	}
+	if err != nil {
+		c.Close() // ResetSession forgets options a failed begin left
+		return nil, err
+	}
+	// The transaction holds the connection; this Close waits until the
+	// transaction ends and then gives the connection back to the pool.
+	go c.Close()
+	return tx, nil
+}
