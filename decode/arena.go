@@ -7,10 +7,16 @@ import (
 
 // arena is where a row's values live.
 //
-// Safe mode: each row gets one fresh allocation (a slab) holding the row's
-// numbers, its string and []byte headers and their bytes. A driver.Value points
-// into the slab, so a value the application keeps pins its own row's slab and
-// nothing else: never a receive buffer, never another row.
+// Safe mode: rows are carved one after another out of a shared chunk of at
+// most safeChunk bytes (a row larger than that gets a chunk of its own
+// size); a new chunk, twice the last up to safeChunk, is allocated when the
+// next row does not fit. The chunk holds
+// the rows' numbers, their string and []byte headers and bytes. A
+// driver.Value points into the chunk, so a value the application keeps
+// pins that chunk: at most safeChunk bytes (or its own row), never a
+// receive buffer. Nothing in a chunk is written again once its row has
+// been returned, so values stay valid forever. About 85 narrow rows share
+// one allocation.
 //
 // Raw mode: one slab is allocated per result shape and reused for every row;
 // strings and bytes alias the receive buffer. Values are valid until the next
@@ -27,6 +33,10 @@ type arena struct {
 	poison bool
 }
 
+// safeChunk is the size of the memory that safe-mode rows share, and so
+// the most a kept value retains unless its own row is larger.
+const safeChunk = 4096
+
 // slabWords allocates n bytes of slabAlign-aligned, pointer-free memory
 // (see layout.go).
 func slabWords(n int) []byte {
@@ -39,8 +49,8 @@ func slabWords(n int) []byte {
 
 // reset prepares the arena for a row needing size bytes.
 func (a *arena) reset(size int) {
-	a.off = 0
 	if a.raw {
+		a.off = 0
 		if len(a.slab) < size {
 			a.slab = slabWords(size)
 		} else if a.poison {
@@ -48,7 +58,12 @@ func (a *arena) reset(size int) {
 		}
 		return
 	}
-	a.slab = slabWords(size)
+	if len(a.slab)-a.off < size {
+		// Chunks double from the first row's size up to safeChunk, so a
+		// one-row result (a point read) allocates only what it needs.
+		n := min(safeChunk, max(size, 2*len(a.slab)))
+		a.slab, a.off = slabWords(max(size, n)), 0
+	}
 }
 
 func poisonBytes(b []byte) {

@@ -29,9 +29,11 @@
 // Message, Value and Merger slices alias the bytes they were given and are
 // valid only while those bytes are.
 //
-// Safe mode (default): every value RowDecoder produces owns its memory. The
-// numbers, strings and bytes of one row share a single allocation, so a kept
-// value pins at most its own row, never a receive buffer.
+// Safe mode (default): every value RowDecoder produces owns its memory and
+// stays valid forever. The numbers, strings and bytes of consecutive rows
+// share 4 KiB chunks (a larger row gets a chunk of its own), so a kept value
+// pins at most one chunk (or its own row), never a receive buffer, and about
+// a hundred narrow rows cost one allocation.
 //
 // Raw mode (Options.Raw): STRING, DATE, UUID and NUMERIC-as-text values are
 // []byte aliasing the message bytes; BYTES are decoded into, and numbers and

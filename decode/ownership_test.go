@@ -81,6 +81,39 @@ func churn() {
 	runtime.KeepAlive(sink)
 }
 
+// TestSafeKeptValueRetainsOneChunk: safe-mode rows share 4 KiB chunks, so a
+// value kept from one row pins that chunk and nothing more: not the chunks
+// of the rows after it, not the decoder.
+func TestSafeKeptValueRetainsOneChunk(t *testing.T) {
+	p := mustPlan(t, decode.Options{}, fld("i", tInt64), fld("s", tString), fld("f", tFloat64))
+	row := encRow(str("123456"), str("sixteen bytes!!!"), num(98.5))
+	var kept string
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	func() {
+		d := decode.NewRowDecoder(p, false)
+		dest := make([]driver.Value, 3)
+		for i := range 50_000 { // 2.4 MB of rows
+			if err := d.Decode(row, dest); err != nil {
+				t.Fatal(err)
+			}
+			if i == 25_000 {
+				kept = dest[1].(string)
+			}
+		}
+	}()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 64<<10 {
+		t.Errorf("one kept value retains %d bytes, want about one 4 KiB chunk", grew)
+	}
+	if kept != "sixteen bytes!!!" {
+		t.Errorf("kept %q", kept)
+	}
+	runtime.KeepAlive(kept)
+}
+
 // TestSafeStringSurvivesRowGC keeps only a string scanned out of a row's
 // slab; the slab must stay alive through it.
 func TestSafeStringSurvivesRowGC(t *testing.T) {

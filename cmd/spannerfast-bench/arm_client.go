@@ -39,7 +39,7 @@ func setEmulatorHost(addr string) error {
 type clientArm struct {
 	c      *spanner.Client
 	borrow bool
-	dests  map[string]*dests
+	dests  destSet
 	writes clientWrites
 }
 
@@ -56,10 +56,7 @@ func openClient(ctx context.Context, e *env, borrow bool) (arm, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the client: %w", err)
 	}
-	a := &clientArm{c: c, borrow: borrow, dests: map[string]*dests{}, writes: newClientWrites(e.workloads)}
-	for _, w := range e.workloads {
-		a.dests[w.SQL] = newDests(w, false)
-	}
+	a := &clientArm{c: c, borrow: borrow, dests: newDestSet(e.workloads, false), writes: newClientWrites(e.workloads)}
 	return a, nil
 }
 
@@ -91,7 +88,7 @@ func (a *clientArm) run(ctx context.Context, w *workload.Workload, hs *heapSampl
 
 // readRows reads it to the end (w.Rows rows) and stops it.
 func (a *clientArm) readRows(it *spanner.RowIterator, w *workload.Workload, hs *heapSampler) (uint64, error) {
-	total, n, err := sumRows(it, a.dests[w.SQL], hs)
+	total, n, err := sumRows(it, a.dests.get(w), hs)
 	if err != nil {
 		return 0, err
 	}

@@ -194,12 +194,12 @@ func (r *floorRows) Next(dest []driver.Value) error {
 
 type sqlFloorArm struct {
 	db    *sql.DB
-	dests map[string]*dests
+	dests destSet
 }
 
 func openSQLFloor(_ context.Context, e *env) (arm, error) {
 	c := &floorConnector{results: map[string]*floorResult{}}
-	a := &sqlFloorArm{dests: map[string]*dests{}}
+	a := &sqlFloorArm{dests: newDestSet(e.workloads, false)}
 	for _, w := range e.workloads {
 		r := &floorResult{n: w.Rows}
 		for _, col := range w.Columns {
@@ -213,14 +213,13 @@ func openSQLFloor(_ context.Context, e *env) (arm, error) {
 			r.rows = append(r.rows, row)
 		}
 		c.results[w.SQL] = r
-		a.dests[w.SQL] = newDests(w, false)
 	}
 	a.db = sql.OpenDB(c)
 	return a, nil
 }
 
 func (a *sqlFloorArm) run(ctx context.Context, w *workload.Workload, hs *heapSampler) (uint64, error) {
-	return runSQL(ctx, a.db, w, a.dests[w.SQL], hs)
+	return runSQL(ctx, a.db, w, a.dests.get(w), hs)
 }
 
 func (a *sqlFloorArm) close() error { return a.db.Close() }

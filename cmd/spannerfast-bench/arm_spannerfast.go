@@ -43,7 +43,7 @@ const noRetryProperty = ";retry_aborts_internally=false"
 type spannerfastArm struct {
 	db      *sql.DB
 	noRetry *sql.DB // the same DSN with noRetryProperty
-	dests   map[string]*dests
+	dests   destSet
 	writes  sqlWrites
 }
 
@@ -59,12 +59,13 @@ func openSpannerfast(_ context.Context, e *env, raw bool) (arm, error) {
 		return nil, fmt.Errorf("sql.Open with %s: %w", noRetryProperty, err)
 	}
 	// No Ping: the warm-up queries of the run check the connection.
-	a := &spannerfastArm{db: db, noRetry: noRetry, dests: map[string]*dests{}, writes: newSQLWrites(e.workloads)}
-	for _, w := range e.workloads {
-		// Raw mode scans STRING and BYTES into sql.RawBytes (no copy when
-		// the driver hands out bytes that alias its receive buffer).
-		a.dests[w.SQL] = newDests(w, raw)
-	}
+	// An application serving concurrent requests keeps their connections
+	// idle between them; database/sql's default keeps two and would close
+	// and reopen the rest around every concurrent-point query.
+	db.SetMaxIdleConns(workload.ConcurrentStreams)
+	// Raw mode scans STRING and BYTES into sql.RawBytes (no copy when the
+	// driver hands out bytes that alias its receive buffer).
+	a := &spannerfastArm{db: db, noRetry: noRetry, dests: newDestSet(e.workloads, raw), writes: newSQLWrites(e.workloads)}
 	return a, nil
 }
 
@@ -73,9 +74,9 @@ func (a *spannerfastArm) run(ctx context.Context, w *workload.Workload, hs *heap
 		return a.runWrite(ctx, w, hs)
 	}
 	if w.Partitions > 0 {
-		return runSQL(ctx, a.db, w, a.dests[w.SQL], hs, partitionedOptions(w))
+		return runSQL(ctx, a.db, w, a.dests.get(w), hs, partitionedOptions(w))
 	}
-	return runSQL(ctx, a.db, w, a.dests[w.SQL], hs)
+	return runSQL(ctx, a.db, w, a.dests.get(w), hs)
 }
 
 func (a *spannerfastArm) close() error { return errors.Join(a.db.Close(), a.noRetry.Close()) }

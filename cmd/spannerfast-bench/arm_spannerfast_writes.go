@@ -105,12 +105,12 @@ func (a *spannerfastArm) transaction(ctx context.Context, w *workload.Workload, 
 	}
 	var sum uint64
 	if w.Op == workload.OpTxRead {
-		sum, err = runSQL(ctx, tx, w, a.dests[w.SQL], hs)
+		sum, err = runSQL(ctx, tx, w, a.dests.get(w), hs)
 	} else {
 		// One query (runSQL would run w.Queries, the operation count).
 		var rows *sql.Rows
 		if rows, err = tx.QueryContext(ctx, w.SQL, sql.Named("id", int64(1))); err == nil {
-			sum, err = scanRows(rows, w, a.dests[w.SQL], nil)
+			sum, err = scanRows(rows, w, a.dests.get(w), nil)
 		}
 		for _, args := range a.writes.updates[:w.Statements-1] {
 			if err != nil {

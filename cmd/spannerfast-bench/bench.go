@@ -392,7 +392,7 @@ func (st *runState) profile(ctx context.Context) error {
 		if !spec.runs(w) {
 			continue
 		}
-		if _, err := a.run(ctx, w, nil); err != nil {
+		if _, err := runWorkload(ctx, a, w, nil); err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("%s: %w", w.Name, err))
 		}
 	}

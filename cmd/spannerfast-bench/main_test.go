@@ -233,12 +233,16 @@ func TestTargetsEvaluate(t *testing.T) {
 	one := func(v float64) *float64 { return &v }
 	rep := &report{
 		Meta:      reportMeta{Baseline: armBorrow},
-		Workloads: []workloadInfo{{Name: "narrow"}},
-		Arms:      []armInfo{{ID: armBorrow, Ran: true}, {ID: armFastRaw, Ran: true}, {ID: armFastSafe, Ran: true}},
+		Workloads: []workloadInfo{{Name: "narrow"}, {Name: "point"}},
+		Arms: []armInfo{{ID: armBorrow, Ran: true}, {ID: armFastRaw, Ran: true}, {ID: armFastSafe, Ran: true},
+			{ID: armTransport, Ran: true}},
 		Results: []*resultRow{
 			{Arm: armBorrow, Workload: "narrow", CPUPerRowNs: 200, AllocsPerRow: 0},
-			{Arm: armFastRaw, Workload: "narrow", CPUPerRowNs: 190, AllocsPerRow: 0.01, VsBaseline: one(0.95)},
+			{Arm: armFastRaw, Workload: "narrow", CPUPerRowNs: 130, AllocsPerRow: 0.01, VsBaseline: one(0.65)},
 			{Arm: armFastSafe, Workload: "narrow", CPUPerRowNs: 300, AllocsPerRow: 1, VsBaseline: one(1.5)},
+			{Arm: armTransport, Workload: "point", CPUPerQueryUs: 100, AllocsPerQuery: 88},
+			{Arm: armFastRaw, Workload: "point", CPUPerQueryUs: 110, AllocsPerQuery: 100},
+			{Arm: armFastSafe, Workload: "point", CPUPerQueryUs: 120, AllocsPerQuery: 101},
 		},
 	}
 	got := map[string]string{}
@@ -246,10 +250,14 @@ func TestTargetsEvaluate(t *testing.T) {
 		got[tr.Arm+" "+tr.Check] = tr.Status
 	}
 	want := map[string]string{
-		armFastRaw + " CPU/row vs client-borrow":  "MET",
-		armFastSafe + " CPU/row vs client-borrow": "MISSED",
-		armFastRaw + " allocs/row":                "MET",
-		armFastSafe + " allocs/row":               "MET",
+		armFastRaw + " CPU/row vs client-borrow":            "MET",
+		armFastSafe + " CPU/row vs client-borrow":           "MISSED",
+		armFastRaw + " allocs/row":                          "MET",
+		armFastSafe + " allocs/row":                         "MISSED",
+		armFastRaw + " CPU/query vs transport floor":        "MET",
+		armFastSafe + " CPU/query vs transport floor":       "MISSED",
+		armFastRaw + " allocs/query above transport floor":  "MET",
+		armFastSafe + " allocs/query above transport floor": "MISSED",
 	}
 	for k, v := range want {
 		if got[k] != v {

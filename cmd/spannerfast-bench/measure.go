@@ -83,7 +83,7 @@ func measure(ctx context.Context, a arm, w, warm *workload.Workload) (measuremen
 	var m0, m1 runtime.MemStats
 	runtime.GC()
 	if warm != nil {
-		if _, err := a.run(ctx, warm, nil); err != nil {
+		if _, err := runWorkload(ctx, a, warm, nil); err != nil {
 			return measurement{}, fmt.Errorf("warm-up: %w", err)
 		}
 	}
@@ -93,7 +93,7 @@ func measure(ctx context.Context, a arm, w, warm *workload.Workload) (measuremen
 		return measurement{}, err
 	}
 	t0 := time.Now()
-	sum, err := a.run(ctx, w, hs)
+	sum, err := runWorkload(ctx, a, w, hs)
 	wall := time.Since(t0)
 	c1, cerr := cpuTime()
 	runtime.ReadMemStats(&m1)

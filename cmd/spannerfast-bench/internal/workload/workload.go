@@ -139,6 +139,13 @@ type Workload struct {
 	// in a batch read-only transaction as that many partitions, in
 	// parallel (see partitioned.go).
 	Partitions int
+	// Concurrency, when above 1, splits the Queries of a measurement
+	// between that many goroutines that share the arm's one *sql.DB,
+	// client or gRPC connection (see concurrent.go in the tool).
+	Concurrency int
+	// Share marks one goroutine's part of a concurrent workload: an arm
+	// must not use state it keeps per workload (scan targets) for it.
+	Share bool
 
 	seed uint64
 	memo *periodMemo // shared by copies: the rows are the same
@@ -175,9 +182,12 @@ const (
 	strings800Qs   = 2_000
 	pointQs        = 2_000
 	manycolsQs     = 2_000
-	narrow5mRows   = 5_000_000
-	gormRows       = 10_000
-	gormQs         = 20
+	concurrentQs   = 6_400 // 100 per goroutine
+	// ConcurrentStreams is the number of goroutines of concurrent-point.
+	ConcurrentStreams = 64
+	narrow5mRows      = 5_000_000
+	gormRows          = 10_000
+	gormQs            = 20
 )
 
 // GormSQL is the SQL text of GORM's db.Table(table).Limit(rows).Find(...)
@@ -272,6 +282,9 @@ func Catalog(scale float64) []*Workload {
 			Columns: pointCols, Rows: 1, Queries: scaled(pointQs, scale), PerQuery: true, seed: 4},
 		{Name: "manycols", Description: "queries of 1 row of 101 STRING columns",
 			Columns: many, Rows: 1, Queries: scaled(manycolsQs, scale), PerQuery: true, seed: 5},
+		{Name: "concurrent-point", Description: "point queries from 64 goroutines sharing one *sql.DB, client or connection",
+			Columns: pointCols, Rows: 1, Queries: scaled(concurrentQs, scale), PerQuery: true,
+			Concurrency: ConcurrentStreams, seed: 4},
 		{Name: "narrow5m", Description: "one query of narrow rows (5 M at scale 1), heap sampled",
 			Columns: narrowCols, Rows: scaled(narrow5mRows, scale), Queries: 1, PeakHeap: true, Cycle: true, seed: 1},
 		{Name: "gorm10k", Description: "queries of 10,000 rows of a 7-column model, read by GORM's Find into structs",
@@ -408,7 +421,8 @@ const warmMessages = 3
 // measurement sees the steady state rather than a cold start.
 func (w *Workload) WarmUp() *Workload {
 	c := *w
-	c.Queries = min(w.Queries, 20)
+	// A concurrent workload warms every goroutine's connection or stream.
+	c.Queries = min(w.Queries, max(20, w.Concurrency))
 	c.Hidden = true
 	c.Name = w.Name + "-warmup"
 	if !w.HasResult() {
