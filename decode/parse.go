@@ -251,15 +251,16 @@ func parseNumeric(v Value) (*big.Rat, error) {
 
 // smallRat converts a decimal of at most 18 digits exactly, several times
 // faster than big.Rat.SetString: the fraction num/10^k is reduced by the
-// only primes 10^k has, 2 and 5, with machine integers, so big.Rat's own
-// normalisation finds nothing left to do. s has passed isDecimal.
+// only primes 10^k has, 2 and 5, with machine integers, so the result is
+// already in lowest terms and big.Rat's normalisation (a GCD and several
+// allocations) is skipped. s has passed isDecimal.
 func smallRat(s []byte) (*big.Rat, bool) {
 	neg := false
 	if s[0] == '-' || s[0] == '+' {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
-	var num int64
+	var num uint64
 	digits, scale, dot := 0, 0, false
 	for _, c := range s {
 		if c == '.' {
@@ -272,29 +273,58 @@ func smallRat(s []byte) (*big.Rat, bool) {
 		if digits++; digits > 18 {
 			return nil, false
 		}
-		num = num*10 + int64(c-'0')
+		num = num*10 + uint64(c-'0')
 		if dot {
 			scale++
 		}
 	}
-	if neg {
-		num = -num
-	}
-	r := new(big.Rat)
-	if scale == 0 {
-		return r.SetInt64(num), true
-	}
-	den := int64(1)
+	den := uint64(1)
 	for range scale {
 		den *= 10
 	}
-	for den%2 == 0 && num%2 == 0 {
+	for den%2 == 0 && num%2 == 0 && num != 0 {
 		num, den = num/2, den/2
 	}
-	for den%5 == 0 && num%5 == 0 {
+	for den%5 == 0 && num%5 == 0 && num != 0 {
 		num, den = num/5, den/5
 	}
-	return r.SetFrac64(num, den), true
+	return wordRat(num, den, neg)
+}
+
+// ratWords is a big.Rat together with the words of its numerator and
+// denominator: one allocation instead of three.
+type ratWords struct {
+	r big.Rat
+	w [2]big.Word
+}
+
+// ratOne is copied into a new ratWords only so that its denominator is
+// non-empty, which makes Denom return a reference to it; both slices are
+// replaced at once and ratOne's words are never written.
+var ratOne = new(big.Rat).SetInt64(1)
+
+// wordRat builds the big.Rat num/den (in lowest terms, den > 0) exactly as
+// big.Rat.SetString leaves it: zero has a nil numerator and denominator 1.
+// It fails on platforms whose big.Word cannot hold num or den.
+func wordRat(num, den uint64, neg bool) (*big.Rat, bool) {
+	if uint64(big.Word(num)) != num || uint64(big.Word(den)) != den {
+		return nil, false
+	}
+	x := new(ratWords)
+	x.r = *ratOne
+	x.w = [2]big.Word{big.Word(num), big.Word(den)}
+	var abs []big.Word // zero
+	if num == 0 {
+		x.w[1] = 1
+	} else {
+		abs = x.w[0:1:1]
+	}
+	x.r.Denom().SetBits(x.w[1:2:2])
+	n := x.r.Num().SetBits(abs)
+	if neg {
+		n.Neg(n)
+	}
+	return &x.r, true
 }
 
 // isDecimal accepts [-+]digits[.digits] (and PostgreSQL's "NaN"), rejecting the
