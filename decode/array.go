@@ -4,7 +4,9 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"math/big"
+	"reflect"
 	"time"
+	"unsafe"
 
 	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
@@ -22,6 +24,7 @@ var nullJSON driver.Value = spanner.NullJSON{}
 type elemFunc[T any] func(Value) (T, error)
 
 func arrayDecoder[T any](elem elemFunc[T]) valueFunc {
+	alloc := arrayAllocator[T]()
 	return func(v Value, _ *arena) (driver.Value, error) {
 		if v.Kind == KindNull {
 			return []T(nil), nil
@@ -33,7 +36,7 @@ func arrayDecoder[T any](elem elemFunc[T]) valueFunc {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]T, n)
+		out, boxed := alloc(n)
 		it := Elements(v.Bytes)
 		for i := range out {
 			b, _ := it.Next()
@@ -45,8 +48,60 @@ func arrayDecoder[T any](elem elemFunc[T]) valueFunc {
 				return nil, elementError(i, err)
 			}
 		}
-		return out, nil
+		return boxed, nil
 	}
+}
+
+// arrayAllocator returns the function that makes a fresh []T of n zero
+// elements together with that slice as a driver.Value.
+//
+// A slice in an interface needs its header on the heap as well as its
+// elements: two allocations. When T holds no pointers, both go into one
+// pointer-free block, header first, exactly as the row slab keeps string
+// and []byte headers (arena.go): the collector never needs to trace the
+// header, whose pointer is into the block the interface keeps alive. An
+// empty slice keeps the ordinary path, so no header ever points at the end
+// of its block (which would be the start of another object).
+func arrayAllocator[T any]() func(n int) ([]T, driver.Value) {
+	plain := func(n int) ([]T, driver.Value) {
+		out := make([]T, n)
+		return out, out
+	}
+	if !pointerFree(reflect.TypeFor[T]()) {
+		return plain
+	}
+	typ := typeWord([]T(nil))
+	size := int(reflect.TypeFor[T]().Size())
+	return func(n int) ([]T, driver.Value) {
+		if n == 0 || size == 0 {
+			return plain(n)
+		}
+		block := slabWords(sliceSlot + n*size)
+		p := unsafe.Pointer(&block[sliceSlot])
+		*(*sliceWords)(unsafe.Pointer(&block[0])) = sliceWords{uintptr(p), n, n}
+		return unsafe.Slice((*T)(p), n), box(typ, unsafe.Pointer(&block[0]))
+	}
+}
+
+// pointerFree reports whether values of t contain no pointers, so that
+// they may live in memory the collector does not scan.
+func pointerFree(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	case reflect.Array:
+		return t.Len() == 0 || pointerFree(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !pointerFree(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // elementError says which element failed. A NullElementError carries its
@@ -189,6 +244,7 @@ func arrayDecoderFor(elem *spannerpb.Type, o Options) valueFunc {
 // function call per element when every element is a plain decimal string or
 // NULL; anything else goes to the general decoder.
 func int64ArrayDecoder(general valueFunc) valueFunc {
+	alloc := arrayAllocator[spanner.NullInt64]()
 	return func(v Value, a *arena) (driver.Value, error) {
 		if v.Kind != KindList {
 			return general(v, a)
@@ -197,7 +253,7 @@ func int64ArrayDecoder(general valueFunc) valueFunc {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]spanner.NullInt64, n)
+		out, boxed := alloc(n)
 		it := Elements(v.Bytes)
 		for i := range out {
 			e, _ := it.Next()
@@ -211,6 +267,6 @@ func int64ArrayDecoder(general valueFunc) valueFunc {
 			}
 			return general(v, a)
 		}
-		return out, nil
+		return boxed, nil
 	}
 }

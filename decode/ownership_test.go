@@ -25,7 +25,8 @@ func TestSafeValuesOwnTheirMemory(t *testing.T) {
 	cols := []*spannerpb.StructType_Field{
 		fld("s", tString), fld("by", tBytes), fld("d", tDate), fld("u", tUUID), fld("n", tNumeric),
 		fld("ts", tTimestamp), fld("i", tInt64), fld("f", tFloat64), fld("as", arrayOf(tString)),
-		fld("j", tJSON), fld("ab", arrayOf(tBytes)),
+		fld("j", tJSON), fld("ab", arrayOf(tBytes)), fld("ai", arrayOf(tInt64)), fld("af", arrayOf(tFloat64)),
+		fld("abo", arrayOf(tBool)), fld("ad", arrayOf(tDate)),
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	var values []*structpb.Value
@@ -35,7 +36,9 @@ func TestSafeValuesOwnTheirMemory(t *testing.T) {
 			str(s), str(base64.StdEncoding.EncodeToString([]byte(s))), str(fmt.Sprintf("%04d-01-02", 1+i)),
 			str(fmt.Sprintf("%08x-0000-4000-8000-000000000000", i)), str(fmt.Sprintf("%d.5", i)),
 			str(fmt.Sprintf("2024-01-01T00:00:%02d.%dZ", i%60, i)), str(fmt.Sprint(i)), num(float64(i)/4),
-			list(str(s), str("")), str(fmt.Sprintf(`{"i":%d}`, i)), list(str("AQID"), null()))
+			list(str(s), str("")), str(fmt.Sprintf(`{"i":%d}`, i)), list(str("AQID"), null()),
+			list(str(fmt.Sprint(i)), str("-1")), list(num(float64(i)), str("NaN")), list(boolv(i%2 == 0)),
+			list(str(fmt.Sprintf("%04d-01-02", 1+i))))
 	}
 	for _, o := range []decode.Options{{}, {NumericAsString: true}, {NativeArrays: true}} {
 		msgs := chunkStream(values, r, metadataOf(cols...))
