@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // unmarshalJSON is json.Unmarshal into an `any` with a faster path for the
@@ -27,6 +28,58 @@ func unmarshalJSON(b []byte) (any, error) {
 type jsonParser struct {
 	b []byte
 	i int
+	// blk is pointer-free memory holding the document's numbers, string
+	// bytes and the headers of its string values, carved off in order
+	// (see take): a handful of allocations per document instead of one or
+	// two per number and string. The interfaces and map keys that point
+	// into a block keep it alive; the headers inside point into blocks of
+	// the same document, which the strings' own interfaces keep alive.
+	blk []byte
+	off int
+}
+
+// jsonBlockMax bounds a block, and so what one retained value can pin.
+const jsonBlockMax = 4096
+
+// take returns n (a multiple of 8, > 0) bytes of block memory. The first
+// block is sized from the document (twice its length covers the numbers,
+// strings and headers of typical JSON); later ones double.
+func (p *jsonParser) take(n int) unsafe.Pointer {
+	if len(p.blk)-p.off < n {
+		size := 2 * len(p.blk)
+		if size == 0 {
+			size = 2 * len(p.b)
+		}
+		p.blk, p.off = slabWords(max(n, min(size, jsonBlockMax))), 0
+	}
+	ptr := unsafe.Pointer(&p.blk[p.off])
+	p.off += n
+	return ptr
+}
+
+// str copies s into block memory; a string of one byte or none costs
+// nothing as a Go string.
+func (p *jsonParser) str(s []byte) string {
+	if len(s) <= 1 {
+		return string(s)
+	}
+	ptr := p.take(roundUp8(len(s)))
+	copy(unsafe.Slice((*byte)(ptr), len(s)), s)
+	return unsafe.String((*byte)(ptr), len(s))
+}
+
+// boxString makes the interface of a string value, its header in block
+// memory stored as plain words (see stringWords).
+func (p *jsonParser) boxString(s string) any {
+	hdr := p.take(stringSlot)
+	*(*stringWords)(hdr) = stringWords{uintptr(unsafe.Pointer(unsafe.StringData(s))), len(s)}
+	return box(stringType, hdr)
+}
+
+func (p *jsonParser) boxFloat(f float64) any {
+	ptr := p.take(fixedSlot)
+	*(*float64)(ptr) = f
+	return box(float64Type, ptr)
 }
 
 const jsonMaxDepth = 100
@@ -54,7 +107,10 @@ func (p *jsonParser) value(depth int) (any, bool) {
 		return p.array(depth)
 	case c == '"':
 		s, ok := p.string()
-		return s, ok
+		if !ok {
+			return nil, false
+		}
+		return p.boxString(s), true
 	case c == 't':
 		return true, p.literal("true")
 	case c == 'f':
@@ -163,7 +219,7 @@ func (p *jsonParser) string() (string, bool) {
 				return "", false
 			}
 			p.i = j + 1
-			return string(s), true
+			return p.str(s), true
 		case c == '\\' || c < 0x20:
 			return "", false
 		case c >= 0x80:
@@ -215,5 +271,5 @@ func (p *jsonParser) number() (any, bool) {
 		return nil, false
 	}
 	p.i = i
-	return f, true
+	return p.boxFloat(f), true
 }

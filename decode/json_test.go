@@ -2,7 +2,9 @@ package decode
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"runtime"
 	"testing"
 )
 
@@ -38,5 +40,43 @@ func TestUnmarshalJSONFastPathAllocs(t *testing.T) {
 	slow := testing.AllocsPerRun(100, func() { var v any; json.Unmarshal(b, &v) })
 	if fast >= slow {
 		t.Fatalf("fast path allocates %v, encoding/json %v", fast, slow)
+	}
+}
+
+// TestUnmarshalJSONSharesMemory: the numbers and strings of a document
+// share block memory, so a document of many scalars costs a few
+// allocations beyond its maps and slices, and values stay intact after
+// the collector runs.
+func TestUnmarshalJSONSharesMemory(t *testing.T) {
+	scalars := []byte(`[1.5,2,3,"four","five",6,"seven",8,9,"ten",11,12]`)
+	nulls := []byte(`[null,null,null,null,null,null,null,null,null,null,null,null]`)
+	a := testing.AllocsPerRun(100, func() { _, _ = unmarshalJSON(scalars) })
+	base := testing.AllocsPerRun(100, func() { _, _ = unmarshalJSON(nulls) })
+	if a-base > 2 {
+		t.Errorf("12 scalars: %v allocations beyond the array's own %v, want at most 2", a-base, base)
+	}
+	var kept []any
+	for i := range 200 {
+		doc := []byte(fmt.Sprintf(`{"key%d":"value %d","n":%d,"list":["x%d",%d.5,{"deep key":"deep %d"}]}`, i, i, i, i, i, i))
+		v, err := unmarshalJSON(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, v)
+	}
+	runtime.GC()
+	for range 1000 {
+		_ = make([]byte, 64)
+	}
+	runtime.GC()
+	for i, v := range kept {
+		var want any
+		doc := fmt.Sprintf(`{"key%d":"value %d","n":%d,"list":["x%d",%d.5,{"deep key":"deep %d"}]}`, i, i, i, i, i, i)
+		if err := json.Unmarshal([]byte(doc), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(v, want) {
+			t.Fatalf("document %d: %#v, want %#v", i, v, want)
+		}
 	}
 }
