@@ -144,3 +144,36 @@ func TestAllocsPlanCache(t *testing.T) {
 		t.Error("equal row type bytes gave another plan")
 	}
 }
+
+// TestAllocsWideColumns: what one value of each heap-allocated column type
+// of the wide row costs, in both modes: a JSON object of two scalars is
+// its map (header and slots) plus one allocation for the NullJSON, its
+// number and its string; a NUMERIC of up to 18 digits is one; an
+// ARRAY<INT64> is one, slice header included.
+func TestAllocsWideColumns(t *testing.T) {
+	for _, c := range []struct {
+		typ  *spannerpb.Type
+		in   *structpb.Value
+		want float64
+	}{
+		{tJSON, str(`{"a":1,"b":"xy"}`), 3},
+		{tNumeric, str("12345.678901"), 1},
+		{tNumeric, str("-0.5"), 1},
+		{arrayOf(tInt64), list(str("1"), null(), str("333")), 1},
+		{arrayOf(tFloat64), list(num(1), null()), 1},
+		{arrayOf(tBool), list(boolv(true)), 1},
+	} {
+		for _, raw := range []bool{false, true} {
+			d := decode.NewRowDecoder(mustPlan(t, decode.Options{Raw: raw}, fld("c", c.typ)), false)
+			row := encRow(c.in)
+			dest := make([]driver.Value, 1)
+			if a := testing.AllocsPerRun(200, func() {
+				if err := d.Decode(row, dest); err != nil {
+					t.Fatal(err)
+				}
+			}); a != c.want {
+				t.Errorf("%s %s raw=%v: %v allocations, want %v", decode.TypeName(c.typ), pbCanon(c.in), raw, a, c.want)
+			}
+		}
+	}
+}

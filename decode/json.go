@@ -12,8 +12,12 @@ import (
 // without escapes. Anything else (escapes, invalid UTF-8, control
 // characters, very deep nesting, malformed input) goes to encoding/json, so
 // the result, or the error, is always exactly encoding/json's.
-func unmarshalJSON(b []byte) (any, error) {
-	p := jsonParser{b: b}
+func unmarshalJSON(b []byte) (any, error) { return unmarshalJSONIn(b, nil) }
+
+// unmarshalJSONIn is unmarshalJSON with blk (pointer-free memory, possibly
+// empty) as the document's first block.
+func unmarshalJSONIn(b, blk []byte) (any, error) {
+	p := jsonParser{b: b, blk: blk}
 	if v, ok := p.value(0); ok {
 		p.space()
 		if p.i == len(p.b) {

@@ -357,11 +357,15 @@ func parseNumericString(v Value) (string, error) {
 	return string(v.Bytes), nil
 }
 
-func parseJSON(v Value) (spanner.NullJSON, error) {
+func parseJSON(v Value) (spanner.NullJSON, error) { return parseJSONIn(v, nil) }
+
+// parseJSONIn is parseJSON with blk as the first block of the document's
+// memory (see jsonParser).
+func parseJSONIn(v Value, blk []byte) (spanner.NullJSON, error) {
 	if v.Kind != KindString {
 		return spanner.NullJSON{}, badValue("JSON text", v)
 	}
-	x, err := unmarshalJSON(v.Bytes)
+	x, err := unmarshalJSONIn(v.Bytes, blk)
 	if err != nil {
 		return spanner.NullJSON{}, badValue("valid JSON text", v)
 	}

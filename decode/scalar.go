@@ -229,15 +229,33 @@ func decodeNumericString(v Value, a *arena) (driver.Value, error) {
 	return a.string(v.Bytes), nil
 }
 
+// jsonColumn is a JSON column's value and the first block of its
+// document's memory in one allocation: the boxed NullJSON, its numbers and
+// short strings. Only the NullJSON holds typed pointers; the block holds
+// plain words (see jsonParser).
+type jsonColumn struct {
+	j   spanner.NullJSON
+	blk [jsonInlineWords]uint64
+}
+
+// jsonInlineWords covers a few scalars; a larger document continues in
+// blocks of its own.
+const jsonInlineWords = 6
+
+var nullJSONType = typeWord(spanner.NullJSON{})
+
 func decodeJSON(v Value, _ *arena) (driver.Value, error) {
 	if v.Kind == KindNull {
 		return nullJSON, nil
 	}
-	j, err := parseJSON(v)
+	c := new(jsonColumn)
+	blk := unsafe.Slice((*byte)(unsafe.Pointer(&c.blk)), unsafe.Sizeof(c.blk))
+	j, err := parseJSONIn(v, blk)
 	if err != nil {
 		return nil, err
 	}
-	return j, nil
+	c.j = j
+	return box(nullJSONType, unsafe.Pointer(&c.j)), nil
 }
 
 func decodeInterval(v Value, _ *arena) (driver.Value, error) {
