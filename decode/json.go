@@ -36,8 +36,9 @@ type jsonParser struct {
 	// bytes and the headers of its string values, carved off in order
 	// (see take): a handful of allocations per document instead of one or
 	// two per number and string. The interfaces and map keys that point
-	// into a block keep it alive; the headers inside point into blocks of
-	// the same document, which the strings' own interfaces keep alive.
+	// into a block keep it alive. A header inside a block is a plain word
+	// the collector does not see, so it only ever points into its own
+	// block: a string value's header and bytes are taken together.
 	blk []byte
 	off int
 }
@@ -72,9 +73,18 @@ func (p *jsonParser) str(s []byte) string {
 	return unsafe.String((*byte)(ptr), len(s))
 }
 
-// boxString makes the interface of a string value, its header in block
-// memory stored as plain words (see stringWords).
-func (p *jsonParser) boxString(s string) any {
+// boxString makes the interface of a string value: its header, stored as
+// plain words (see stringWords), then its bytes, in one piece of a block.
+func (p *jsonParser) boxString(b []byte) any {
+	var data unsafe.Pointer
+	if len(b) > 1 {
+		hdr := p.take(stringSlot + roundUp8(len(b)))
+		data = unsafe.Add(hdr, stringSlot)
+		copy(unsafe.Slice((*byte)(data), len(b)), b)
+		*(*stringWords)(hdr) = stringWords{uintptr(data), len(b)}
+		return box(stringType, hdr)
+	}
+	s := string(b) // static for one byte or none: nothing to keep alive
 	hdr := p.take(stringSlot)
 	*(*stringWords)(hdr) = stringWords{uintptr(unsafe.Pointer(unsafe.StringData(s))), len(s)}
 	return box(stringType, hdr)
@@ -149,10 +159,11 @@ func (p *jsonParser) object(depth int) (any, bool) {
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
 			return nil, false
 		}
-		k, ok := p.string()
+		kb, ok := p.string()
 		if !ok {
 			return nil, false
 		}
+		k := p.str(kb)
 		p.space()
 		if p.i >= len(p.b) || p.b[p.i] != ':' {
 			return nil, false
@@ -212,7 +223,7 @@ func (p *jsonParser) separator(closer byte) (end, ok bool) {
 }
 
 // string reads a string with no escapes and valid UTF-8.
-func (p *jsonParser) string() (string, bool) {
+func (p *jsonParser) string() ([]byte, bool) {
 	start := p.i + 1
 	ascii := true
 	for j := start; j < len(p.b); j++ {
@@ -220,17 +231,17 @@ func (p *jsonParser) string() (string, bool) {
 		case c == '"':
 			s := p.b[start:j]
 			if !ascii && !utf8.Valid(s) {
-				return "", false
+				return nil, false
 			}
 			p.i = j + 1
-			return p.str(s), true
+			return s, true
 		case c == '\\' || c < 0x20:
-			return "", false
+			return nil, false
 		case c >= 0x80:
 			ascii = false
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // number reads a JSON number: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?
@@ -270,10 +281,38 @@ func (p *jsonParser) number() (any, bool) {
 			i++
 		}
 	}
-	f, err := strconv.ParseFloat(view(b[p.i:i]), 64)
-	if err != nil {
-		return nil, false
+	f, ok := smallJSONInt(b[p.i:i])
+	if !ok {
+		var err error
+		if f, err = strconv.ParseFloat(view(b[p.i:i]), 64); err != nil {
+			return nil, false
+		}
 	}
 	p.i = i
 	return p.boxFloat(f), true
+}
+
+// smallJSONInt converts a JSON integer of at most 15 digits, which a
+// float64 holds exactly, as strconv.ParseFloat would (-0 included) but
+// without its general algorithm. s is a well-formed JSON number.
+func smallJSONInt(s []byte) (float64, bool) {
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false // a fraction or an exponent
+		}
+		n = n*10 + int64(c-'0')
+	}
+	f := float64(n)
+	if neg {
+		f = -f
+	}
+	return f, true
 }

@@ -3,8 +3,10 @@ package decode
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -77,6 +79,53 @@ func TestUnmarshalJSONSharesMemory(t *testing.T) {
 		}
 		if !reflect.DeepEqual(v, want) {
 			t.Fatalf("document %d: %#v, want %#v", i, v, want)
+		}
+	}
+}
+
+// TestSmallJSONInt: integers take the fast path with ParseFloat's exact
+// result, the sign of zero included; anything else declines.
+func TestSmallJSONInt(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "-1", "42", "999999999999999", "-999999999999999", "123456789012345"} {
+		got, ok := smallJSONInt([]byte(s))
+		want, _ := strconv.ParseFloat(s, 64)
+		if !ok || got != want || math.Signbit(got) != math.Signbit(want) {
+			t.Errorf("%q: %v, %v; ParseFloat %v", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"1.5", "1e3", "-2E-1", "1234567890123456", "-1234567890123456"} {
+		if _, ok := smallJSONInt([]byte(s)); ok {
+			t.Errorf("%q took the fast path", s)
+		}
+	}
+}
+
+// TestUnmarshalJSONStringOutlivesBlocks: a string value whose bytes would
+// end one block and whose header would start the next must still be whole
+// after the collector frees everything but the value itself.
+func TestUnmarshalJSONStringOutlivesBlocks(t *testing.T) {
+	var kept []any
+	for i := range 2000 {
+		v, err := unmarshalJSON([]byte(fmt.Sprintf(`"%02d"`, i%100)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, v)
+	}
+	for range 3 {
+		runtime.GC()
+		var junk [][]byte
+		for range 20000 {
+			b := make([]byte, 8+len(junk)%16)
+			for j := range b {
+				b[j] = 0xAA
+			}
+			junk = append(junk, b)
+		}
+	}
+	for i, v := range kept {
+		if want := fmt.Sprintf("%02d", i%100); v != want {
+			t.Fatalf("document %d: %q, want %q", i, v, want)
 		}
 	}
 }
