@@ -241,22 +241,28 @@ func arrayDecoderFor(elem *spannerpb.Type, o Options) valueFunc {
 }
 
 // int64ArrayDecoder decodes ARRAY<INT64>, the commonest array, without a
-// function call per element when every element is a plain decimal string or
-// NULL; anything else goes to the general decoder.
+// function call per element when the list is in the form every encoder
+// writes (see listElem) and every element is a plain decimal string or
+// NULL; anything else goes to the general decoder, which also reports
+// malformed input.
 func int64ArrayDecoder(general valueFunc) valueFunc {
 	alloc := arrayAllocator[spanner.NullInt64]()
 	return func(v Value, a *arena) (driver.Value, error) {
 		if v.Kind != KindList {
 			return general(v, a)
 		}
-		n, err := Count(v.Bytes)
-		if err != nil {
-			return nil, err
+		n := 0
+		for rest := v.Bytes; len(rest) > 0; n++ {
+			var ok bool
+			if _, rest, ok = listElem(rest); !ok {
+				return general(v, a)
+			}
 		}
 		out, boxed := alloc(n)
-		it := Elements(v.Bytes)
+		rest := v.Bytes
 		for i := range out {
-			e, _ := it.Next()
+			var e []byte
+			e, rest, _ = listElem(rest)
 			if s, ok := stringPayload(e); ok {
 				if x, ok := parseDecimalInt64(s); ok {
 					out[i] = spanner.NullInt64{Int64: x, Valid: true}
@@ -269,4 +275,16 @@ func int64ArrayDecoder(general valueFunc) valueFunc {
 		}
 		return boxed, nil
 	}
+}
+
+// listElem splits the first element off an encoded ListValue when it is a
+// values field shorter than 128 bytes, as encoders write small elements. It
+// works on values, not an iterator in memory, so that walking a list stores
+// no pointers (and runs no write barriers).
+func listElem(l []byte) (elem, rest []byte, ok bool) {
+	if len(l) < 2 || l[0] != fieldListValues<<3|2 || l[1] >= 0x80 || int(l[1]) > len(l)-2 {
+		return nil, nil, false
+	}
+	end := 2 + int(l[1])
+	return l[2:end], l[end:], true
 }

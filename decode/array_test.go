@@ -77,3 +77,38 @@ func TestArrayAllocator(t *testing.T) {
 		t.Errorf("ARRAY<STRING> of 2: %#v", s)
 	}
 }
+
+// TestInt64ArrayFastPathAgrees: whatever the list encoding (canonical,
+// unknown fields between elements, long elements, truncated), the
+// ARRAY<INT64> fast path gives the general decoder's value or error.
+func TestInt64ArrayFastPathAgrees(t *testing.T) {
+	elem := func(payload []byte) []byte {
+		return append([]byte{fieldListValues<<3 | 2, byte(len(payload))}, payload...)
+	}
+	strVal := func(s string) []byte { return append([]byte{fieldString<<3 | 2, byte(len(s))}, s...) }
+	nullVal := []byte{fieldNull << 3, 0}
+	long := append([]byte{fieldListValues<<3 | 2, 0x83, 0x01, fieldString<<3 | 2, 0x80, 0x01}, make([]byte, 128)...)
+	for i := range 128 {
+		long[6+i] = '0'
+	}
+	long[len(long)-1] = '7'
+	lists := [][]byte{
+		{},
+		append(elem(strVal("1")), append(elem(nullVal), elem(strVal("-22"))...)...),
+		append(elem(strVal("1")), append([]byte{0x10, 0x05}, elem(strVal("2"))...)...), // unknown varint field
+		append(elem(strVal("3")), long...),                                             // 131-byte element
+		elem(strVal("1"))[:3],                                                          // truncated
+		append(elem(strVal("x")), elem(nullVal)...),                                    // not a number
+		elem([]byte{fieldNumber<<3 | 1, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f}),                 // a number, not a string
+	}
+	general := arrayDecoder(nullable(parseInt64, func(n int64) spanner.NullInt64 { return spanner.NullInt64{Int64: n, Valid: true} }))
+	fast := int64ArrayDecoder(general)
+	for i, l := range lists {
+		v := Value{Kind: KindList, Bytes: l}
+		got, gerr := fast(v, nil)
+		want, werr := general(v, nil)
+		if (gerr != nil) != (werr != nil) || (gerr == nil && !reflect.DeepEqual(got, want)) {
+			t.Errorf("list %d: fast %#v, %v; general %#v, %v", i, got, gerr, want, werr)
+		}
+	}
+}
