@@ -240,7 +240,7 @@ type jsonColumn struct {
 
 // jsonInlineWords covers a few scalars; a larger document continues in
 // blocks of its own.
-const jsonInlineWords = 6
+const jsonInlineWords = 5 // 64 bytes with the NullJSON: a size class of its own
 
 var nullJSONType = typeWord(spanner.NullJSON{})
 
