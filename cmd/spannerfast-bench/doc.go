@@ -116,7 +116,7 @@
 //
 //	narrow-latency            the narrow rows (200,000, same values) in
 //	                          one plain stream of 1,000-row messages, the
-//	                          server waiting 5 ms before each message
+//	                          server waiting 10 ms before each message
 //	partitioned-latency-1, -2, -4, -8  the same rows and waits, read as 1,
 //	                          2, 4 or 8 partitions in parallel
 //
@@ -125,9 +125,9 @@
 // parallel partitions are for: real Spanner streams are bound by the
 // server and the network, not by the client's CPU. Here each stream waits
 // on its own before every message (a timer in the server, no CPU), so one
-// stream carries at most 200,000 rows/s and N partitions up to N times
-// that, 1.6 M rows/s at 8, well below what the client arms decode on one
-// core. The arms read them as they read the partitioned workloads
+// stream carries at most 100,000 rows/s and N partitions up to N times
+// that, 800,000 rows/s at 8, which even the official client (the most CPU
+// per row) decodes with about one of the two cores. The arms read them as they read the partitioned workloads
 // (narrow-latency as a plain query); the same arms run them, and they are
 // reported in their own section, "Partitioned reads, latency-bound", the
 // same way, each partition count against the arm's narrow-latency.

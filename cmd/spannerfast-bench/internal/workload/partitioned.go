@@ -88,13 +88,14 @@ func PartitionIndex(tok []byte) (int, error) {
 // partition's stream waits on its own, so N partitions can deliver up to N
 // times the rows of one stream until the client's CPU runs out: at
 // LatencyMessageRows rows per LatencyMessageDelay, one stream carries at
-// most 200,000 rows/s and 8 of them 1.6 M rows/s, well below what two cores
-// decode.
+// most 100,000 rows/s and 8 of them 800,000 rows/s, which the official
+// client decodes with about one of two cores (the most CPU per row of the
+// arms, about 1.3 µs a row with these small messages).
 const (
 	NarrowLatency            = "narrow-latency"
 	PartitionedLatencyPrefix = "partitioned-latency-"
 	LatencyMessageRows       = 1_000
-	LatencyMessageDelay      = 5 * time.Millisecond
+	LatencyMessageDelay      = 10 * time.Millisecond
 )
 
 // latencyCatalog returns narrow-latency and one latency-bound partitioned
