@@ -20,8 +20,9 @@
 // driver does not build).
 //
 // A full run takes a few minutes on two cores; -quick (scale 0.1, 2 rounds)
-// takes about ten seconds and is for checking that everything works, not for
-// figures: its measurements last milliseconds.
+// takes about twenty seconds (a third of it the latency-bound reads
+// waiting on the server) and is for checking that everything works, not
+// for figures: its measurements last milliseconds.
 //
 // A concurrent workload's measurement starts its goroutines together and
 // ends when the last finishes; CPU and allocations are per query as for
