@@ -23,60 +23,69 @@ import (
 // once. Rows of one partition keep their order; rows of different
 // partitions interleave.
 //
-// Workers hand decoded rows over a bounded channel: when the consumer is
-// slow the channel fills, the workers block, their streams stop being read
-// and gRPC flow control stops the server. Memory is bounded by the channel
-// depth plus, per worker, one row and the stream's read-ahead.
+// Workers decode in safe mode, whatever raw_decode says: a decoded value
+// owns its memory, so a worker can decode its next rows while the consumer
+// still holds earlier ones, which is what lets partitions decode in
+// parallel. (Raw values alias their stream's buffers until that stream's
+// next row: a worker would have to wait for the consumer after every row,
+// and the partitions would decode one row at a time.) Values are therefore
+// valid after Next too, which keeps raw mode's promise and more.
 //
-// Raw mode: a raw value aliases its partition stream's buffers until that
-// stream's next Next. A worker therefore waits, after handing over a row,
-// until the consumer has moved past it (the consumer's next Next or Close
-// acknowledges it) before decoding its next row. Every raw value stays
-// valid exactly until the next Next or Close, as for a single stream;
-// the partitions still stream in parallel, one row in flight each.
+// Workers hand rows over in batches of up to partitionBatchRows through a
+// bounded channel, so the handoff costs a channel operation per batch, not
+// per row. When the consumer is slow the channel fills, the workers block,
+// their streams stop being read and gRPC flow control stops the server.
+// Memory is bounded by the channel depth plus one batch per worker (plus
+// each stream's read-ahead).
 //
 // The first error of any partition stops all of them (the others are
 // cancelled) and Next returns it after the rows already handed over. Close
 // cancels every partition and waits until all workers have left.
 type partitionedRows struct {
 	plan *decode.Plan
-	raw  bool
+	cols int
 
-	out    chan handoff        // decoded rows, bounded
-	free   chan []driver.Value // safe mode: row slices to reuse
-	stop   chan struct{}       // closed to stop the workers
-	exited chan struct{}       // closed when every worker has left
-	cancel context.CancelFunc  // cancels every partition's stream
-	halt   sync.Once           // closes stop and cancels
-	ack    chan<- struct{}     // raw mode: acknowledges the row last returned
-	errMu  sync.Mutex          //
-	err    error               // the first partition error
-	closed bool                // consumer side only
+	out    chan *rowBatch     // decoded rows, bounded
+	free   chan *rowBatch     // batches to reuse
+	stop   chan struct{}      // closed to stop the workers
+	exited chan struct{}      // closed when every worker has left
+	cancel context.CancelFunc // cancels every partition's stream
+	halt   sync.Once          // closes stop and cancels
+	errMu  sync.Mutex         //
+	err    error              // the first partition error
+	closed bool               // consumer side only
+	cur    *rowBatch          // consumer side: the batch being returned
+	pos    int                // consumer side: next row of cur
 
 	produced atomic.Int64 // rows decoded by workers (tests measure the bound)
 	consumed atomic.Int64 // rows returned by Next
 }
 
-// handoff is one decoded row; ack is set in raw mode.
-type handoff struct {
+// rowBatch is up to partitionBatchRows decoded rows, row-major.
+type rowBatch struct {
 	vals []driver.Value
-	ack  chan struct{}
+	n    int
 }
 
 // partitionOpener opens one partition's stream; it returns once the first
 // response arrived.
 type partitionOpener func(ctx context.Context, p *Partition) (*rows.Rows, error)
 
-// rowsPerWorker is the channel depth per worker in safe mode: enough to
-// keep the consumer fed while a worker waits for its next message.
-const rowsPerWorker = 8
+const (
+	// partitionBatchRows is how many rows a worker hands over at once.
+	partitionBatchRows = 64
+	// batchesPerWorker is the channel depth per worker: enough to keep the
+	// consumer fed while a worker waits for its next message.
+	batchesPerWorker = 2
+)
 
 // errStopped ends a worker that was told to stop; it is never reported.
 var errStopped = errors.New("partitioned read stopped")
 
 // openPartitioned opens the first partition (so a failing query fails here
-// and the columns are known) and starts the workers. parts is not empty.
-func openPartitioned(ctx context.Context, parts []*Partition, workers int, raw bool, open partitionOpener) (*partitionedRows, error) {
+// and the columns are known) and starts the workers. parts is not empty;
+// open must decode in safe mode.
+func openPartitioned(ctx context.Context, parts []*Partition, workers int, open partitionOpener) (*partitionedRows, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	first, err := open(ctx, parts[0])
 	if err != nil {
@@ -84,15 +93,12 @@ func openPartitioned(ctx context.Context, parts []*Partition, workers int, raw b
 		return nil, err
 	}
 	workers = max(1, min(workers, len(parts)))
-	depth := workers * rowsPerWorker
-	if raw {
-		depth = workers
-	}
+	depth := workers * batchesPerWorker
 	p := &partitionedRows{
 		plan:   first.Plan(),
-		raw:    raw,
-		out:    make(chan handoff, depth),
-		free:   make(chan []driver.Value, depth+workers),
+		cols:   len(first.Plan().Columns),
+		out:    make(chan *rowBatch, depth),
+		free:   make(chan *rowBatch, depth+workers+1),
 		stop:   make(chan struct{}),
 		exited: make(chan struct{}),
 		cancel: cancel,
@@ -120,10 +126,6 @@ func openPartitioned(ctx context.Context, parts []*Partition, workers int, raw b
 // already opened one, or nil.
 func (p *partitionedRows) work(ctx context.Context, wg *sync.WaitGroup, r *rows.Rows, parts []*Partition, next *atomic.Int64, open partitionOpener) {
 	defer wg.Done()
-	var ack chan struct{}
-	if p.raw {
-		ack = make(chan struct{}, 1)
-	}
 	for {
 		if r == nil {
 			i := int(next.Add(1) - 1)
@@ -136,7 +138,7 @@ func (p *partitionedRows) work(ctx context.Context, wg *sync.WaitGroup, r *rows.
 				return
 			}
 		}
-		err := p.drain(r, ack)
+		err := p.drain(r)
 		r.Close()
 		r = nil
 		if err != nil {
@@ -148,45 +150,55 @@ func (p *partitionedRows) work(ctx context.Context, wg *sync.WaitGroup, r *rows.
 	}
 }
 
-// drain hands every row of r to the consumer.
-func (p *partitionedRows) drain(r *rows.Rows, ack chan struct{}) error {
-	var rawVals []driver.Value // raw mode: one slice per worker, reused after each ack
+// drain hands every row of r to the consumer, a batch at a time.
+func (p *partitionedRows) drain(r *rows.Rows) error {
+	b := p.batch()
 	for {
-		vals := rawVals
-		if vals == nil {
-			vals = p.buffer()
-		}
-		if err := r.Next(vals); err != nil {
-			if err == io.EOF {
-				return nil
+		err := r.Next(b.vals[b.n*p.cols : (b.n+1)*p.cols])
+		if err == nil {
+			b.n++
+			p.produced.Add(1)
+			if b.n < partitionBatchRows {
+				continue
 			}
+		}
+		if b.n > 0 {
+			select {
+			case p.out <- b:
+			case <-p.stop:
+				return errStopped
+			}
+			b = p.batch()
+		}
+		switch err {
+		case nil:
+		case io.EOF:
+			p.recycle(b)
+			return nil
+		default:
 			return err
-		}
-		p.produced.Add(1)
-		select {
-		case p.out <- handoff{vals: vals, ack: ack}:
-		case <-p.stop:
-			return errStopped
-		}
-		if ack == nil {
-			continue
-		}
-		rawVals = vals
-		select {
-		case <-ack:
-		case <-p.stop:
-			return errStopped
 		}
 	}
 }
 
-// buffer returns a row slice: a recycled one, or a new one.
-func (p *partitionedRows) buffer() []driver.Value {
+// batch returns an empty batch: a recycled one, or a new one.
+func (p *partitionedRows) batch() *rowBatch {
 	select {
-	case v := <-p.free:
-		return v
+	case b := <-p.free:
+		return b
 	default:
-		return make([]driver.Value, len(p.plan.Columns))
+		return &rowBatch{vals: make([]driver.Value, partitionBatchRows*p.cols)}
+	}
+}
+
+// recycle drops b's references (the values belong to whoever scanned
+// them) and keeps it for reuse.
+func (p *partitionedRows) recycle(b *rowBatch) {
+	clear(b.vals[:b.n*p.cols])
+	b.n = 0
+	select {
+	case p.free <- b:
+	default:
 	}
 }
 
@@ -207,43 +219,31 @@ func (p *partitionedRows) stopAll() {
 	})
 }
 
-// Next returns the next row of any partition. In raw mode the previous
-// row's values become invalid here.
+// Next returns the next row of any partition.
 func (p *partitionedRows) Next(dest []driver.Value) error {
 	if p.closed {
 		return io.EOF
 	}
-	p.release()
-	h, ok := <-p.out
-	if !ok {
-		p.errMu.Lock()
-		defer p.errMu.Unlock()
-		if p.err != nil {
-			return p.err
+	if p.cur == nil || p.pos == p.cur.n {
+		if p.cur != nil {
+			p.recycle(p.cur)
+			p.cur = nil
 		}
-		return io.EOF
+		b, ok := <-p.out
+		if !ok {
+			p.errMu.Lock()
+			defer p.errMu.Unlock()
+			if p.err != nil {
+				return p.err
+			}
+			return io.EOF
+		}
+		p.cur, p.pos = b, 0
 	}
+	copy(dest, p.cur.vals[p.pos*p.cols:(p.pos+1)*p.cols])
+	p.pos++
 	p.consumed.Add(1)
-	copy(dest, h.vals)
-	if h.ack != nil {
-		p.ack = h.ack
-		return nil
-	}
-	clear(h.vals) // safe values own their memory: drop the references
-	select {
-	case p.free <- h.vals:
-	default:
-	}
 	return nil
-}
-
-// release lets the worker of the row last returned decode its next row
-// (raw mode).
-func (p *partitionedRows) release() {
-	if p.ack != nil {
-		p.ack <- struct{}{} // room for one: the worker took the previous ack
-		p.ack = nil
-	}
 }
 
 // Close stops every partition and waits until all workers have left

@@ -412,11 +412,12 @@ func (c *Conn) readAll(ctx context.Context, what string, st statement, args []dr
 		return &listRows{}, nil
 	}
 	ro := c.rowsOptions(opts)
+	ro.Decode.Raw = false // see partitionedRows: workers decode ahead of Next
 	// The workers read these settings while the connection goes on with
 	// other statements (SET may change c.cfg): they get a copy.
 	snap := &Conn{client: c.client, cfg: c.cfg}
 	open := func(ctx context.Context, p *Partition) (*rows.Rows, error) { return snap.stream(ctx, p.req, false, ro) }
-	return openPartitioned(ctx, pq.Partitions, c.parallelism(opts, optionGiven), ro.Decode.Raw, open)
+	return openPartitioned(ctx, pq.Partitions, c.parallelism(opts, optionGiven), open)
 }
 
 // parallelism is how many partitions are read at once: the option's

@@ -16,7 +16,7 @@ import (
 
 // TestPartitionedSlowConsumer: a consumer that stops reading stops the
 // partition workers: the rows decoded ahead of it never exceed the handoff
-// depth plus one row per worker, however long the partitions are.
+// depth plus one batch per worker, however long the partitions are.
 func TestPartitionedSlowConsumer(t *testing.T) {
 	s := fakespanner.Start(t)
 	const q = "SELECT V FROM Big"
@@ -54,7 +54,8 @@ func TestPartitionedSlowConsumer(t *testing.T) {
 			}
 		}
 		time.Sleep(100 * time.Millisecond) // the workers run ahead as far as they may
-		bound := int64(cap(pr.out) + 4)
+		// The full channel, one batch per worker, and the batch being read.
+		bound := int64((cap(pr.out) + 4 + 1) * partitionBatchRows)
 		if ahead := pr.produced.Load() - pr.consumed.Load(); ahead > bound || ahead < 1 {
 			t.Errorf("raw %v: %d rows decoded ahead of the consumer, want 1..%d", raw, ahead, bound)
 		}

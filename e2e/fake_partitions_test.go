@@ -428,10 +428,11 @@ func TestFakePartitionsCancelAndClose(t *testing.T) {
 	goleak.VerifyNone(t, ignore)
 }
 
-// TestFakePartitionsRawDecode: in raw mode a value read from one partition
-// stays intact until the next Next although the other partitions keep
-// streaming (released buffers are poisoned, so a value whose buffer went
-// back early would read garbage).
+// TestFakePartitionsRawDecode: with raw_decode on, a value read from one
+// partition stays intact until the next Next although the other partitions
+// keep streaming (released buffers are poisoned, so a value whose buffer
+// went back early would read garbage). Partitioned reads decode safe, so
+// this holds by construction; the test keeps it so.
 func TestFakePartitionsRawDecode(t *testing.T) {
 	s := fakespanner.Start(t)
 	sizes := []int{200, 200, 200}
