@@ -11,7 +11,6 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/spannerfast/spannerfast/decode"
 	"github.com/spannerfast/spannerfast/dsn"
@@ -81,8 +80,8 @@ var errNotYet = errors.New("not supported yet")
 // returns, so a failing query fails here.
 func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	opts, args := c.pending.take(args)
-	done, err := c.withStatementOptions(opts)
-	defer done()
+	scope, err := c.withStatementOptions(opts)
+	defer scope.end()
 	if err != nil {
 		return nil, err
 	}
@@ -233,18 +232,12 @@ func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, lea
 	} else {
 		ctx, cancel = context.WithCancel(ctx)
 	}
-	open := func(ctx context.Context, token []byte) (frameSource, error) {
-		r := req
-		if token != nil {
-			r = proto.Clone(req).(*spannerpb.ExecuteSqlRequest)
-			r.ResumeToken = token
-		}
-		return openGRPCStream(ctx, c.client.Channel(), r)
-	}
+	q := &queryStream{client: c.client, req: req}
+	q.init(ctx, cancel, q, c.cfg.MaxBufferedBytes)
 	// rows.Open reads the first response, so opening the call and its
 	// transient failures happen (and are retried) in there; on error it
 	// closes the stream, which cancels ctx.
-	return rows.Open(newResumableStream(ctx, cancel, open, c.cfg.MaxBufferedBytes), ro)
+	return rows.Open(q, ro)
 }
 
 func (c *Conn) rowsOptions(o QueryOptions) rows.Options {
@@ -317,8 +310,8 @@ func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {
 // statements).
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	opts, args := c.pending.take(args)
-	done, err := c.withStatementOptions(opts)
-	defer done()
+	scope, err := c.withStatementOptions(opts)
+	defer scope.end()
 	if err != nil {
 		return nil, err
 	}

@@ -217,25 +217,41 @@ func (q *QueryOptions) setOn(cfg *dsn.Config) {
 	}
 }
 
+// statementScope undoes withStatementOptions. It is a value rather than a
+// closure so that a statement without options allocates nothing.
+type statementScope struct {
+	c       *Conn
+	restore func() // undoes the overlay, if any
+}
+
+// end ends the statement's options; call it when the statement returns.
+func (s statementScope) end() {
+	if s.c == nil {
+		return
+	}
+	s.c.stmtReq = nil
+	if s.restore != nil {
+		s.restore()
+	}
+}
+
 // withStatementOptions makes q the options of the statement about to run:
 // its settings stand in for the connection's and its request fields are
-// added to the statement's requests (applyTo). The returned function ends
-// that; call it when the statement returns.
-func (c *Conn) withStatementOptions(q QueryOptions) (done func(), err error) {
+// added to the statement's requests (applyTo). The returned scope ends
+// that; call its end when the statement returns.
+func (c *Conn) withStatementOptions(q QueryOptions) (statementScope, error) {
 	if q.err != nil {
-		return func() {}, q.err
+		return statementScope{}, q.err
 	}
-	restore := func() {}
+	s := statementScope{c: c}
 	if q.overlays() {
-		restore = c.overlay(q.setOn)
+		s.restore = c.overlay(q.setOn)
 	}
 	if q.DirectedRead != nil || q.LastStatement {
-		c.stmtReq = &q
+		kept := q // only this copy escapes, and only when it is kept
+		c.stmtReq = &kept
 	}
-	return func() {
-		c.stmtReq = nil
-		restore()
-	}, nil
+	return s, nil
 }
 
 // applyTo adds the request fields of the running statement's options.

@@ -14,9 +14,19 @@ type frameSource interface {
 	Close() error
 }
 
-// openFunc starts an attempt that continues after resumeToken (nil: from the
-// beginning).
+// opener starts an attempt that continues after resumeToken (nil: from the
+// beginning). An interface rather than a func so that the streaming query
+// (queryStream) can be its own opener without a closure per query.
+type opener interface {
+	open(ctx context.Context, resumeToken []byte) (frameSource, error)
+}
+
+// openFunc is an opener made of a function.
 type openFunc func(ctx context.Context, resumeToken []byte) (frameSource, error)
+
+func (f openFunc) open(ctx context.Context, resumeToken []byte) (frameSource, error) {
+	return f(ctx, resumeToken)
+}
 
 // resumableStream makes a streaming query survive transient failures.
 //
@@ -37,7 +47,7 @@ type openFunc func(ctx context.Context, resumeToken []byte) (frameSource, error)
 type resumableStream struct {
 	ctx         context.Context
 	cancel      context.CancelFunc
-	open        openFunc
+	open        opener
 	src         frameSource // nil: the next Recv opens an attempt
 	maxBuffered int64
 
@@ -59,10 +69,16 @@ type resumableStream struct {
 // newResumableStream returns a stream whose attempts open runs with ctx;
 // cancel cancels ctx and so every attempt. Nothing is sent before the first
 // Recv.
-func newResumableStream(ctx context.Context, cancel context.CancelFunc, open openFunc, maxBuffered int64) *resumableStream {
-	s := &resumableStream{ctx: ctx, cancel: cancel, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
-	s.pending, s.ready = s.pendingBuf[:0], s.readyBuf[:0]
+func newResumableStream(ctx context.Context, cancel context.CancelFunc, open opener, maxBuffered int64) *resumableStream {
+	s := new(resumableStream)
+	s.init(ctx, cancel, open, maxBuffered)
 	return s
+}
+
+// init is newResumableStream for a stream embedded in a bigger object.
+func (s *resumableStream) init(ctx context.Context, cancel context.CancelFunc, open opener, maxBuffered int64) {
+	*s = resumableStream{ctx: ctx, cancel: cancel, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
+	s.pending, s.ready = s.pendingBuf[:0], s.readyBuf[:0]
 }
 
 // Cancel aborts the query from any goroutine.
@@ -177,7 +193,7 @@ func (s *resumableStream) restart(err error) {
 // failures to open, until one starts or the stream ends.
 func (s *resumableStream) connect() {
 	for {
-		src, err := s.open(s.ctx, s.token)
+		src, err := s.open.open(s.ctx, s.token)
 		if err == nil {
 			s.src = src
 			return

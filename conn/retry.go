@@ -100,7 +100,15 @@ func (b *backoff) reset() { b.ceiling, b.last = 0, nil }
 // not transient: a *RetryStoppedError if ctx ended while an earlier failure
 // was being retried (the attempt failed because of that), else err.
 func (b *backoff) final(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil && b.last != nil {
+	cerr := ctx.Err()
+	if cerr == nil && status.Code(err) == codes.DeadlineExceeded {
+		// gRPC enforces the deadline with its own timer, which may fire
+		// just before the context's: the deadline has passed all the same.
+		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+			cerr = context.DeadlineExceeded
+		}
+	}
+	if cerr != nil && b.last != nil {
 		return &RetryStoppedError{Context: cerr, Last: b.last}
 	}
 	return err

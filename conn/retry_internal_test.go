@@ -140,7 +140,7 @@ func newScripted(t *testing.T, maxBuffered int64, attempts ...script) *scripted 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	sc.resumableStream = newResumableStream(ctx, cancel, open, maxBuffered)
+	sc.resumableStream = newResumableStream(ctx, cancel, openFunc(open), maxBuffered)
 	sc.backoff.rand = func(n int64) int64 { return n - 1 }
 	sc.sleep = func(ctx context.Context, d time.Duration) error {
 		sc.sleeps = append(sc.sleeps, d)

@@ -47,8 +47,8 @@ func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	opts, args := s.pending.take(args)
-	done, err := s.conn.withStatementOptions(opts)
-	defer done()
+	scope, err := s.conn.withStatementOptions(opts)
+	defer scope.end()
 	if err != nil {
 		return nil, err
 	}
@@ -57,8 +57,8 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
 	opts, args := s.pending.take(args)
-	done, err := s.conn.withStatementOptions(opts)
-	defer done()
+	scope, err := s.conn.withStatementOptions(opts)
+	defer scope.end()
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/spannerfast/spannerfast/internal/wire"
 )
@@ -28,20 +29,45 @@ type grpcStream struct {
 	cs grpc.ClientStream
 }
 
-// openGRPCStream starts one attempt of the call. On error the caller
-// cancels ctx.
-func openGRPCStream(ctx context.Context, cc *grpc.ClientConn, req *spannerpb.ExecuteSqlRequest) (*grpcStream, error) {
+// start begins one attempt of the call in s. On error the caller cancels
+// ctx.
+func (s *grpcStream) start(ctx context.Context, cc *grpc.ClientConn, req *spannerpb.ExecuteSqlRequest) error {
 	cs, err := cc.NewStream(ctx, streamingDesc, executeStreamingSQL, streamCodecOpt)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := cs.SendMsg(req); err != nil {
-		return nil, err
+		return err
 	}
 	if err := cs.CloseSend(); err != nil {
+		return err
+	}
+	s.cs = cs
+	return nil
+}
+
+// queryStream is the resumable stream of one streaming query with its
+// request and its current attempt in a single allocation.
+type queryStream struct {
+	resumableStream
+	client  *Client // each attempt takes the next channel
+	req     *spannerpb.ExecuteSqlRequest
+	attempt grpcStream
+}
+
+// open starts an attempt that continues after token: the request is copied
+// for a resumed attempt, so the one the caller holds never changes.
+func (q *queryStream) open(ctx context.Context, token []byte) (frameSource, error) {
+	r := q.req
+	if token != nil {
+		r = proto.Clone(q.req).(*spannerpb.ExecuteSqlRequest)
+		r.ResumeToken = token
+	}
+	q.attempt = grpcStream{}
+	if err := q.attempt.start(ctx, q.client.Channel(), r); err != nil {
 		return nil, err
 	}
-	return &grpcStream{cs: cs}, nil
+	return &q.attempt, nil
 }
 
 // Recv returns the next frame; io.EOF ends the stream.

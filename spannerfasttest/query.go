@@ -23,24 +23,34 @@ func (s *service) ExecuteSql(ctx context.Context, req *spannerpb.ExecuteSqlReque
 	if classify(req.GetSql()) == dmlStatement {
 		return s.executeDML(ctx, req)
 	}
-	rs := &spannerpb.ResultSet{}
-	err := s.streamQuery(ctx, req, func(p *spannerpb.PartialResultSet) error {
-		if p.GetMetadata() != nil {
-			rs.Metadata = p.GetMetadata()
-		}
-		n := len(rs.GetMetadata().GetRowType().GetFields())
-		for vs := p.GetValues(); n > 0 && len(vs) >= n; vs = vs[n:] {
-			rs.Rows = append(rs.Rows, &structpb.ListValue{Values: vs[:n]})
-		}
-		if p.GetPrecommitToken() != nil {
-			rs.PrecommitToken = p.GetPrecommitToken()
-		}
-		return nil
-	})
+	var rs resultCollector
+	return rs.result(s.streamQuery(ctx, req, rs.add))
+}
+
+// resultCollector gathers the messages of a stream into one ResultSet, for
+// the unary calls (ExecuteSql, Read) that the engine answers by streaming.
+// The engine never chunks values, so whole rows arrive in each message.
+type resultCollector struct{ rs spannerpb.ResultSet }
+
+func (c *resultCollector) add(p *spannerpb.PartialResultSet) error {
+	if p.GetMetadata() != nil {
+		c.rs.Metadata = p.GetMetadata()
+	}
+	n := len(c.rs.GetMetadata().GetRowType().GetFields())
+	for vs := p.GetValues(); n > 0 && len(vs) >= n; vs = vs[n:] {
+		c.rs.Rows = append(c.rs.Rows, &structpb.ListValue{Values: vs[:n]})
+	}
+	if p.GetPrecommitToken() != nil {
+		c.rs.PrecommitToken = p.GetPrecommitToken()
+	}
+	return nil
+}
+
+func (c *resultCollector) result(err error) (*spannerpb.ResultSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rs, nil
+	return &c.rs, nil
 }
 
 func (s *service) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream spannerpb.Spanner_ExecuteStreamingSqlServer) error {
@@ -139,24 +149,8 @@ func (s *service) StreamingRead(req *spannerpb.ReadRequest, stream spannerpb.Spa
 }
 
 func (s *service) Read(ctx context.Context, req *spannerpb.ReadRequest) (*spannerpb.ResultSet, error) {
-	rs := &spannerpb.ResultSet{}
-	err := s.streamRead(ctx, req, func(p *spannerpb.PartialResultSet) error {
-		if p.GetMetadata() != nil {
-			rs.Metadata = p.GetMetadata()
-		}
-		n := len(rs.GetMetadata().GetRowType().GetFields())
-		for vs := p.GetValues(); n > 0 && len(vs) >= n; vs = vs[n:] {
-			rs.Rows = append(rs.Rows, &structpb.ListValue{Values: vs[:n]})
-		}
-		if p.GetPrecommitToken() != nil {
-			rs.PrecommitToken = p.GetPrecommitToken()
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return rs, nil
+	var rs resultCollector
+	return rs.result(s.streamRead(ctx, req, rs.add))
 }
 
 func (s *service) streamRead(ctx context.Context, req *spannerpb.ReadRequest, send func(*spannerpb.PartialResultSet) error) (err error) {

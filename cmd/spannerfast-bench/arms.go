@@ -59,7 +59,7 @@ type armSpec struct {
 	// of the workload (the floors do not decode, so they cannot).
 	verify bool
 	// applies says which workloads the arm runs; nil: the read workloads
-	// that are not partitioned.
+	// that are neither partitioned nor latency-bound.
 	applies func(w *workload.Workload) bool
 	open    func(ctx context.Context, e *env) (arm, error)
 }
@@ -67,7 +67,7 @@ type armSpec struct {
 // runs reports whether the arm runs w.
 func (s armSpec) runs(w *workload.Workload) bool {
 	if s.applies == nil {
-		return w.Op == workload.OpQuery && w.Partitions == 0
+		return w.Op == workload.OpQuery && w.Partitions == 0 && w.MessageDelay == 0
 	}
 	return s.applies(w)
 }

@@ -117,7 +117,7 @@ func writeChart(path string, rep *report) error {
 		title = append(title, "Writes: client CPU per op (txread-*: per row) relative to client (txread-checksum: to client's txread-nochecksum) — log scale, lower is better")
 	}
 	if rep.has(isPartitioned) {
-		title = append(title, "partitioned-N: client CPU per row relative to client's reading of the same partitions")
+		title = append(title, "partitioned-N, *-latency: client CPU per row relative to client's reading of the same rows")
 	}
 	p.Title.Text = strings.Join(title, "\n")
 	p.Y.Label.Text = "CPU / " + rep.Meta.Baseline + " CPU"

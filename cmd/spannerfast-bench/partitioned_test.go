@@ -10,17 +10,18 @@ import (
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
 
-// TestRunPartitioned reads narrow and the partitioned workloads with the
-// client and, when built in, both spannerfast arms: every partitioned read
-// must return the narrow rows (the server only serves them per partition
-// token, so every partition was read), and the report must compare each
-// partition count with the single stream and with the client.
+// TestRunPartitioned reads narrow, the partitioned workloads and the
+// latency-bound ones with the client and, when built in, both spannerfast
+// arms: every partitioned read must return the narrow rows (the server
+// only serves them per partition token, so every partition was read), and
+// the report must compare each partition count with its single stream
+// (narrow, or narrow-latency) and with the client, in two sections.
 func TestRunPartitioned(t *testing.T) {
 	arms := []string{armClient, armTransport}
 	if spannerfastBuilt {
 		arms = append(arms, armFastSafe, armFastRaw)
 	}
-	cfg := config{workloads: "narrow," + workload.GroupPartitioned, arms: strings.Join(arms, ","), scale: 0.02, rounds: 1,
+	cfg := config{workloads: "narrow," + workload.GroupPartitioned + "," + workload.GroupPartitionedLatency, arms: strings.Join(arms, ","), scale: 0.02, rounds: 1,
 		inProcess: true, warmups: 2}
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -38,19 +39,41 @@ func TestRunPartitioned(t *testing.T) {
 		}
 	}
 	// The floor reads narrow only.
-	if rep.find(armTransport, "partitioned-2") != nil || rep.get(armTransport, "narrow") == nil {
-		t.Error("the transport floor ran a partitioned read, or not narrow")
+	if rep.find(armTransport, "partitioned-2") != nil || rep.find(armTransport, workload.NarrowLatency) != nil ||
+		rep.get(armTransport, "narrow") == nil {
+		t.Error("the transport floor ran a partitioned or latency-bound read, or not narrow")
 	}
 	ranParts := len(arms) - 1 // all but the floor
-	if len(rep.Partitioned) != ranParts*len(workload.PartitionCounts) {
-		t.Errorf("%d partitioned results, want %d", len(rep.Partitioned), ranParts*len(workload.PartitionCounts))
+	if want := 2 * ranParts * len(workload.PartitionCounts); len(rep.Partitioned) != want {
+		t.Errorf("%d partitioned results, want %d", len(rep.Partitioned), want)
 	}
 	for _, p := range rep.Partitioned {
 		if p.RowsPerSec <= 0 || p.CPUPerRowNs <= 0 || p.VsSingleStream == nil || p.CPUVsClient == nil {
 			t.Errorf("partitioned result incomplete: %+v", p)
 		}
+		// Each is relative to its own single stream.
+		single := rep.get(p.Arm, "narrow")
+		if strings.HasPrefix(p.Workload, workload.PartitionedLatencyPrefix) {
+			single = rep.get(p.Arm, workload.NarrowLatency)
+		}
+		if single == nil || *p.VsSingleStream != p.RowsPerSec/single.RowsPerSec {
+			t.Errorf("%s on %s: x single stream %v, single %+v", p.Arm, p.Workload, *p.VsSingleStream, single)
+		}
 	}
 	md := stdout.String()
+	cpuBound, latency, ok := strings.Cut(md, "## Partitioned reads, latency-bound")
+	if !ok {
+		t.Fatalf("Markdown lacks the latency-bound section:\n%s", md)
+	}
+	for _, s := range []string{"| narrow-latency (one stream) | — |", "| partitioned-latency-8 | 8 |", "messages of 1000 rows",
+		"### Throughput (wall clock): rows/s", "### CPU time: ns CPU/row (x client)"} {
+		if !strings.Contains(latency, s) {
+			t.Errorf("latency-bound section lacks %q:\n%s", s, latency)
+		}
+	}
+	if strings.Contains(cpuBound, "latency") {
+		t.Errorf("latency-bound workloads outside their section:\n%s", cpuBound)
+	}
 	for _, s := range []string{"## Partitioned reads", "| narrow (one stream) | — |", "| partitioned-8 | 8 |",
 		"### Throughput (wall clock): rows/s", "### CPU time: ns CPU/row (x client)"} {
 		if !strings.Contains(md, s) {

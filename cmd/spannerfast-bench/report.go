@@ -70,6 +70,10 @@ type workloadInfo struct {
 	BaselineWorkload string `json:"baseline_workload"`
 	// Partitions is the partition count of a partitioned read.
 	Partitions int `json:"partitions,omitempty"`
+	// MessageDelayNs and MessageRows describe a latency-bound read: the
+	// server's wait before each message and the rows of a message.
+	MessageDelayNs int64 `json:"message_delay_ns,omitempty"`
+	MessageRows    int   `json:"message_rows,omitempty"`
 }
 
 // per is what the workload's figures are per: row, query or op.
@@ -143,7 +147,7 @@ func (st *runState) report() *report {
 			Types: w.Kinds(), RowsPerQuery: w.Rows, Queries: w.Queries,
 			PerQuery: w.PerQuery, Chunked: w.Chunked, PeakHeap: w.PeakHeap,
 			Op: w.Op.String(), Write: w.Op.Write(), Statements: w.Statements, RetryAborts: w.RetryAborts,
-			Partitions: w.Partitions,
+			Partitions: w.Partitions, MessageDelayNs: w.MessageDelay.Nanoseconds(), MessageRows: w.MessageRows,
 		})
 	}
 	for _, s := range st.arms {
@@ -184,7 +188,7 @@ func (st *runState) report() *report {
 	for i := range rep.Workloads {
 		w := &rep.Workloads[i]
 		w.Baseline, w.BaselineWorkload = rep.Meta.Baseline, w.Name
-		if w.Write || w.Partitions > 0 { // client-borrow runs neither
+		if w.Write || isPartitioned(w) { // client-borrow runs none of them
 			w.Baseline = armClient
 		}
 	}
@@ -572,9 +576,9 @@ func (rep *report) has(keep func(*workloadInfo) bool) bool {
 	return false
 }
 
-// isRead selects the single-stream reads; the partitioned ones have their
-// own section.
-func isRead(w *workloadInfo) bool  { return !w.Write && w.Partitions == 0 }
+// isRead selects the single-stream reads; the partitioned and
+// latency-bound ones have their own sections.
+func isRead(w *workloadInfo) bool  { return !w.Write && !isPartitioned(w) }
 func isWrite(w *workloadInfo) bool { return w.Write }
 
 // perOp is the per-row or per-query value of a result.

@@ -3,6 +3,7 @@ package benchserver
 import (
 	"context"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -93,5 +94,31 @@ func TestPartitionedQueryRefusals(t *testing.T) {
 		if _, err := readAll(t, c, req); status.Code(err) != codes.InvalidArgument {
 			t.Errorf("ExecuteStreamingSql with %s: %v", name, err)
 		}
+	}
+}
+
+// TestMessageDelay: a latency-bound result waits MessageDelay before each
+// message, on the single stream and on a partition's stream, and serves
+// the same messages as its workload encodes.
+func TestMessageDelay(t *testing.T) {
+	_, c, ws := start(t, "narrow-latency,partitioned-latency-4", 0.02) // 4,000 rows: 4 messages, 1 a partition
+	single, parted := ws[0], ws[1]
+	ro := &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: []byte("ro-begun")}}
+	for name, req := range map[string]*spannerpb.ExecuteSqlRequest{
+		single.Name: {Sql: single.SQL},
+		parted.Name: {Transaction: ro, Sql: parted.SQL, PartitionToken: workload.PartitionToken(3)},
+	} {
+		began := time.Now()
+		got, err := readAll(t, c, req)
+		took := time.Since(began)
+		if err != nil || len(got) == 0 {
+			t.Fatalf("%s: %d messages, %v", name, len(got), err)
+		}
+		if least := time.Duration(len(got)) * workload.LatencyMessageDelay; took < least {
+			t.Errorf("%s: %d messages in %v, want at least %v", name, len(got), took, least)
+		}
+	}
+	if n, err := readAll(t, c, &spannerpb.ExecuteSqlRequest{Sql: single.SQL}); err != nil || len(n) != 4 {
+		t.Errorf("%s: %d messages, want 4; %v", single.Name, len(n), err)
 	}
 }

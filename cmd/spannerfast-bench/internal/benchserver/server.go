@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
@@ -34,6 +35,9 @@ type Server struct {
 	metaLen   map[string]int
 	beginMeta map[string][2][]byte    // by SQL: metadata field with the read-only / read-write transaction
 	parts     map[string]*partitioned // partitioned queries by SQL (partitions.go)
+	// delay is the wait before each streamed message of a latency-bound
+	// query, by SQL (Workload.MessageDelay).
+	delay map[string]time.Duration
 
 	stats counters
 
@@ -51,7 +55,8 @@ type Server struct {
 // of the hidden SELECT 1.
 func New(ws []*workload.Workload) (*Server, error) {
 	s := &Server{results: map[string][]workload.Message{}, bytes: map[string]int64{},
-		metaLen: map[string]int{}, beginMeta: map[string][2][]byte{}, parts: map[string]*partitioned{}}
+		metaLen: map[string]int{}, beginMeta: map[string][2][]byte{}, parts: map[string]*partitioned{},
+		delay: map[string]time.Duration{}}
 	seen := map[string]bool{}
 	all := append([]*workload.Workload{}, ws...)
 	for _, w := range ws {
@@ -62,6 +67,9 @@ func New(ws []*workload.Workload) (*Server, error) {
 			continue
 		}
 		seen[w.SQL] = true
+		if w.MessageDelay > 0 {
+			s.delay[w.SQL] = w.MessageDelay
+		}
 		if !w.HasResult() {
 			continue // writes only: DML is answered by its first keyword
 		}
@@ -275,10 +283,31 @@ func (s *Server) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream sp
 		}
 		start = i + 1
 	}
+	delay := s.delay[req.GetSql()]
 	for i := start; i < len(msgs); i++ {
+		if err := wait(stream.Context(), delay); err != nil {
+			return err
+		}
 		if err := stream.SendMsg(s.txMessage(req.GetSql(), msgs, i, tx)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// wait sleeps d (no time for 0), or until ctx ends. The sleep stands for
+// the time a real server and network take per message: each stream waits
+// on its own, so parallel streams overlap their waits.
+func wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return status.FromContextError(ctx.Err()).Err()
+	}
 }

@@ -251,12 +251,14 @@ func messages(bodies [][]byte) []Message {
 // starting with meta.
 func (w *Workload) encodeRows(meta []byte, from, to int) [][]byte {
 	var bodies [][]byte
-	cur := append(make([]byte, 0, MessageTarget+64*1024), meta...)
+	size := w.messageCap(from)
+	cur := append(make([]byte, 0, size), meta...)
 	nv := 0
 	for r := from; r < to; r++ {
-		if len(cur) >= MessageTarget || nv+len(w.Columns) > MaxValuesPerMessage {
+		full := w.MessageRows > 0 && nv == w.MessageRows*len(w.Columns)
+		if full || len(cur) >= MessageTarget || nv+len(w.Columns) > MaxValuesPerMessage {
 			bodies = append(bodies, cur)
-			cur = make([]byte, 0, MessageTarget+64*1024)
+			cur = make([]byte, 0, size)
 			nv = 0
 		}
 		nv += len(w.Columns)
@@ -265,6 +267,16 @@ func (w *Workload) encodeRows(meta []byte, from, to int) [][]byte {
 		}
 	}
 	return append(bodies, cur)
+}
+
+// messageCap is the capacity of a message body: room for a full message,
+// or with MessageRows for twice that many rows like row from (small
+// messages must not each hold a MiB; append grows the rare longer one).
+func (w *Workload) messageCap(from int) int {
+	if w.MessageRows > 0 {
+		return min(MessageTarget, 2*w.MessageRows*w.rowSize(from)) + 1024
+	}
+	return MessageTarget + 64*1024
 }
 
 // appendBlock appends rows [from, to) to b.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Partitioned reads: the narrow rows read through a batch read-only
@@ -77,4 +78,52 @@ func PartitionIndex(tok []byte) (int, error) {
 		return 0, fmt.Errorf("partition token %q names no partition", tok)
 	}
 	return k, nil
+}
+
+// Latency-bound reads: the same narrow rows, served in small messages with
+// a fixed wait before each one, so that a stream is bound by the server
+// and the network (as real Spanner streams are) rather than by the
+// client's CPU. NarrowLatency is their single stream (one plain query);
+// PartitionedLatencyPrefix+N reads them as N partitions in parallel. Each
+// partition's stream waits on its own, so N partitions can deliver up to N
+// times the rows of one stream until the client's CPU runs out: at
+// LatencyMessageRows rows per LatencyMessageDelay, one stream carries at
+// most 100,000 rows/s and 8 of them 800,000 rows/s, which the official
+// client decodes with about one of two cores (the most CPU per row of the
+// arms, about 1.3 µs a row with these small messages).
+const (
+	NarrowLatency            = "narrow-latency"
+	PartitionedLatencyPrefix = "partitioned-latency-"
+	LatencyMessageRows       = 1_000
+	LatencyMessageDelay      = 10 * time.Millisecond
+)
+
+// latencyCatalog returns narrow-latency and one latency-bound partitioned
+// workload per partition count (seed 1, as narrow).
+func latencyCatalog(scale float64, narrow []Column) []*Workload {
+	rows := scaled(narrowRows, scale)
+	out := []*Workload{{Name: NarrowLatency,
+		Description: fmt.Sprintf("narrow rows in one stream of %d-row messages, each sent after %v", LatencyMessageRows, LatencyMessageDelay),
+		Columns:     narrow, Rows: rows, Queries: 1, seed: 1,
+		MessageRows: LatencyMessageRows, MessageDelay: LatencyMessageDelay}}
+	for _, n := range PartitionCounts {
+		out = append(out, &Workload{
+			Name:        PartitionedLatencyPrefix + strconv.Itoa(n),
+			Description: fmt.Sprintf("narrow-latency in a batch read-only transaction, %d partition(s) read in parallel", n),
+			Columns:     narrow, Rows: rows, Queries: 1, Partitions: n, seed: 1,
+			MessageRows: LatencyMessageRows, MessageDelay: LatencyMessageDelay,
+			SQL: fmt.Sprintf("SELECT id, name, score FROM bench_partitioned_latency_%d LIMIT %d", n, rows),
+		})
+	}
+	return out
+}
+
+// SingleStream is the name of the single-stream workload a partitioned
+// workload is compared with: narrow, or narrow-latency for the
+// latency-bound ones.
+func SingleStream(delay time.Duration) string {
+	if delay > 0 {
+		return NarrowLatency
+	}
+	return "narrow"
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 )
@@ -139,6 +140,11 @@ type Workload struct {
 	// in a batch read-only transaction as that many partitions, in
 	// parallel (see partitioned.go).
 	Partitions int
+	// MessageDelay, when > 0, makes the server wait that long before each
+	// message of the result it streams (a latency-bound stream, see
+	// partitioned.go); MessageRows, when > 0, caps the rows of a message.
+	MessageDelay time.Duration
+	MessageRows  int
 	// Concurrency, when above 1, splits the Queries of a measurement
 	// between that many goroutines that share the arm's one *sql.DB,
 	// client or gRPC connection (see concurrent.go in the tool).
@@ -292,6 +298,7 @@ func Catalog(scale float64) []*Workload {
 	}
 	ws = append(ws, writeCatalog(scale, narrowCols, pointCols)...)
 	ws = append(ws, partitionedCatalog(scale, narrowCols)...)
+	ws = append(ws, latencyCatalog(scale, narrowCols)...)
 	ws = append(ws, []*Workload{
 		{Name: "select1", Description: "SELECT 1, for connection checks",
 			Columns: []Column{{Name: "one", Kind: Int64}}, Rows: 1, Queries: 1, Hidden: true, seed: 6},
@@ -337,7 +344,16 @@ const (
 	GroupWrites = "writes"
 	// GroupPartitioned is the partitioned reads (partitioned.go).
 	GroupPartitioned = "partitioned"
+	// GroupPartitionedLatency is the latency-bound single stream and
+	// partitioned reads (partitioned.go).
+	GroupPartitionedLatency = "partitioned-latency"
 )
+
+// isGroup reports whether name is a workload group.
+func isGroup(name string) bool {
+	return name == GroupAll || name == GroupReads || name == GroupWrites ||
+		name == GroupPartitioned || name == GroupPartitionedLatency
+}
 
 // inGroup reports whether a visible workload belongs to group.
 func (w *Workload) inGroup(group string) bool {
@@ -349,13 +365,16 @@ func (w *Workload) inGroup(group string) bool {
 	case GroupWrites:
 		return !w.Hidden && w.Op.Write()
 	case GroupPartitioned:
-		return !w.Hidden && w.Partitions > 0
+		return !w.Hidden && w.Partitions > 0 && w.MessageDelay == 0
+	case GroupPartitionedLatency:
+		return !w.Hidden && w.MessageDelay > 0
 	}
 	return false
 }
 
 // Select returns the workloads named in list (comma separated names, or
-// the groups "all" (also ""), "reads", "writes" and "partitioned"), in
+// the groups "all" (also ""), "reads", "writes", "partitioned" and
+// "partitioned-latency"), in
 // catalog order.
 func Select(list string, scale float64) ([]*Workload, error) {
 	all := Catalog(scale)
@@ -364,14 +383,14 @@ func Select(list string, scale float64) ([]*Workload, error) {
 	}
 	want := map[string]bool{}
 	for _, n := range ListNames(list) {
-		if n == GroupAll || n == GroupReads || n == GroupWrites || n == GroupPartitioned {
+		if isGroup(n) {
 			for _, w := range all {
 				want[w.Name] = want[w.Name] || w.inGroup(n)
 			}
 			continue
 		}
 		if !slices.ContainsFunc(all, func(w *Workload) bool { return w.Name == n }) {
-			return nil, fmt.Errorf("unknown workload %q (known: %s, or the groups all, reads, writes, partitioned)", n, strings.Join(Names(), ", "))
+			return nil, fmt.Errorf("unknown workload %q (known: %s, or the groups all, reads, writes, partitioned, partitioned-latency)", n, strings.Join(Names(), ", "))
 		}
 		want[n] = true
 	}
@@ -431,6 +450,9 @@ func (w *Workload) WarmUp() *Workload {
 	perMsg := MaxValuesPerMessage / len(w.Columns)
 	if size := w.rowSize(0); size > 0 {
 		perMsg = min(perMsg, MessageTarget/size+1)
+	}
+	if w.MessageRows > 0 {
+		perMsg = min(perMsg, w.MessageRows)
 	}
 	c.Rows = min(w.Rows, warmMessages*perMsg)
 	c.PeakHeap = false

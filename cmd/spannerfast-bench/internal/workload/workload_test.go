@@ -142,8 +142,10 @@ func TestEncodeRoundTrip(t *testing.T) {
 			for i, m := range msgs[:len(msgs)-1] {
 				// A message ends at about MessageTarget bytes or at
 				// MaxValuesPerMessage values; cyclic blocks hold a fixed row
-				// count, so their sizes vary a little.
-				full := m.Size() >= MessageTarget*95/100 || counts[i] > MaxValuesPerMessage-2*len(w.Columns)
+				// count, so their sizes vary a little; MessageRows ends
+				// them at that many rows.
+				full := m.Size() >= MessageTarget*95/100 || counts[i] > MaxValuesPerMessage-2*len(w.Columns) ||
+					counts[i] == w.MessageRows*len(w.Columns)
 				if !full || m.Size() > MessageTarget+64*1024 || counts[i] > MaxValuesPerMessage+len(w.Columns) {
 					t.Fatalf("message %d has %d bytes, %d values", i, m.Size(), counts[i])
 				}

@@ -1,0 +1,70 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spannerfast/spannerfast/internal/fakespanner"
+)
+
+const pointQuery = "SELECT SingerId, FirstName, LastName, Rating, Active FROM Singers WHERE SingerId = 1"
+
+// pointResult is one five-column row, the shape of the bench tool's point
+// workload.
+func pointResult() *fakespanner.Result {
+	field := func(name string, code spannerpb.TypeCode) *spannerpb.StructType_Field {
+		return &spannerpb.StructType_Field{Name: name, Type: &spannerpb.Type{Code: code}}
+	}
+	return &fakespanner.Result{ResultSet: &spannerpb.ResultSet{
+		Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: []*spannerpb.StructType_Field{
+			field("SingerId", spannerpb.TypeCode_INT64), field("FirstName", spannerpb.TypeCode_STRING),
+			field("LastName", spannerpb.TypeCode_STRING), field("Rating", spannerpb.TypeCode_FLOAT64),
+			field("Active", spannerpb.TypeCode_BOOL),
+		}}},
+		Rows: []*structpb.ListValue{{Values: []*structpb.Value{
+			structpb.NewStringValue("1"), structpb.NewStringValue("Alice"), structpb.NewStringValue("Smith"),
+			structpb.NewNumberValue(4.5), structpb.NewBoolValue(true),
+		}}},
+	}}
+}
+
+// BenchmarkPointQuery runs a one-row query, read to the end as the bench
+// tool's point workload does, through database/sql against the
+// in-process fake server. allocs/op include the server's work; profile with
+// -memprofile and look at the client's stacks (conn, rows, grpc's client
+// transport).
+func BenchmarkPointQuery(b *testing.B) {
+	s := fakespanner.Start(b)
+	s.SetRecording(false)
+	s.AddResult(pointQuery, pointResult())
+	ctx := context.Background()
+	c, err := openFake(b, s).Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	var (
+		id          int64
+		first, last string
+		rating      float64
+		active      bool
+	)
+	b.ReportAllocs()
+	for b.Loop() {
+		rows, err := c.QueryContext(ctx, pointQuery)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for rows.Next() {
+			if err := rows.Scan(&id, &first, &last, &rating, &active); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
