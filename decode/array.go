@@ -204,7 +204,7 @@ func arrayDecoderFor(elem *spannerpb.Type, o Options) valueFunc {
 	case codeFloat32:
 		return arrayDecoder(nullable(parseFloat32, func(f float32) spanner.NullFloat32 { return spanner.NullFloat32{Float32: f, Valid: true} }))
 	case codeString:
-		return arrayDecoder(nullable(parseString, func(s string) spanner.NullString { return spanner.NullString{StringVal: s, Valid: true} }))
+		return stringArrayDecoder(arrayDecoder(nullable(parseString, func(s string) spanner.NullString { return spanner.NullString{StringVal: s, Valid: true} })))
 	case codeDate:
 		return arrayDecoder(nullable(parseDate, func(d civil.Date) spanner.NullDate { return spanner.NullDate{Date: d, Valid: true} }))
 	case codeTimestamp:
@@ -268,12 +268,61 @@ func int64ArrayDecoder(general valueFunc) valueFunc {
 					out[i] = spanner.NullInt64{Int64: x, Valid: true}
 					continue
 				}
-			} else if len(e) == 2 && e[0] == fieldNull<<3 && e[1] == 0 {
+			} else if isNullValue(e) {
 				continue
 			}
 			return general(v, a)
 		}
 		return boxed, nil
+	}
+}
+
+// isNullValue reports an encoded Value that is exactly a NULL.
+func isNullValue(e []byte) bool { return len(e) == 2 && e[0] == fieldNull<<3 && e[1] == 0 }
+
+// stringArrayDecoder decodes ARRAY<STRING> with the bytes of all its
+// elements copied into one block, instead of one allocation per element,
+// when the list is in the form encoders write (see listElem) and every
+// element is a string or NULL; anything else goes to the general decoder.
+// The block holds no pointers; the elements' strings point into it and
+// keep it alive.
+func stringArrayDecoder(general valueFunc) valueFunc {
+	return func(v Value, a *arena) (driver.Value, error) {
+		if v.Kind != KindList {
+			return general(v, a)
+		}
+		n, size := 0, 0
+		for rest := v.Bytes; len(rest) > 0; n++ {
+			e, r, ok := listElem(rest)
+			if !ok {
+				return general(v, a)
+			}
+			rest = r
+			if s, ok := stringPayload(e); ok {
+				size += len(s)
+			} else if !isNullValue(e) {
+				return general(v, a)
+			}
+		}
+		out := make([]spanner.NullString, n)
+		block := make([]byte, 0, size)
+		rest := v.Bytes
+		for i := range out {
+			var e []byte
+			e, rest, _ = listElem(rest)
+			s, ok := stringPayload(e)
+			if !ok {
+				continue // NULL
+			}
+			str := ""
+			if len(s) > 0 { // an empty string must not point at the block's end
+				at := len(block)
+				block = append(block, s...)
+				str = unsafe.String(&block[at], len(s))
+			}
+			out[i] = spanner.NullString{StringVal: str, Valid: true}
+		}
+		return out, nil
 	}
 }
 
