@@ -39,5 +39,10 @@
 // []byte aliasing the message bytes; BYTES are decoded into, and numbers and
 // timestamps boxed in, a slab reused for every row. All of them are valid
 // only until the next Decode. Arrays, NUMERIC, JSON, INTERVAL and STRUCT
-// values are freshly allocated in both modes.
+// values are freshly allocated in both modes, each in few allocations of
+// its own: an array of fixed-size elements holds its slice header with its
+// elements, ARRAY<STRING> copies all its bytes into one block, a NUMERIC
+// of up to 18 digits keeps its words with its big.Rat, and a JSON
+// document's numbers and strings share blocks (of at most 4 KiB; a JSON
+// column's first block is allocated with its NullJSON).
 package decode
