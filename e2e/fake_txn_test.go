@@ -624,16 +624,7 @@ func TestFakeConcurrentTransactions(t *testing.T) {
 func TestFakeOpenTransactionNotReused(t *testing.T) {
 	ctx := context.Background()
 	s, _ := startTxnFake(t)
-	connector, err := (&sfdriver.Driver{}).OpenConnector(fakeDSN(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer connector.(io.Closer).Close()
-	dc, err := connector.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dc.Close()
+	dc := rawDriverConn(t, s)
 	if _, err := dc.(sqldriver.ConnBeginTx).BeginTx(ctx, sqldriver.TxOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -669,16 +660,7 @@ func TestFakeUnknownCommitOutcomeDiscardsConnection(t *testing.T) {
 	ctx := context.Background()
 	s, _ := startTxnFake(t)
 	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.ErrUnavailable, Times: -1})
-	connector, err := (&sfdriver.Driver{}).OpenConnector(fakeDSN(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer connector.(io.Closer).Close()
-	dc, err := connector.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dc.Close()
+	dc := rawDriverConn(t, s)
 	tx, err := dc.(sqldriver.ConnBeginTx).BeginTx(ctx, sqldriver.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -811,4 +793,22 @@ func TestFakeAutocommitTransactionTag(t *testing.T) {
 	if ro := execs[1].ExecuteSQL().GetRequestOptions(); ro.GetTransactionTag() != "" || ro.GetRequestTag() != "" {
 		t.Fatalf("second DML request options %v, want no tags", ro)
 	}
+}
+
+// rawDriverConn returns a driver-level connection on the fake server,
+// below database/sql, so a test can call IsValid and ResetSession as the
+// pool does; it is closed with its connector when the test ends.
+func rawDriverConn(t *testing.T, s *fakespanner.Server) sqldriver.Conn {
+	t.Helper()
+	connector, err := (&sfdriver.Driver{}).OpenConnector(fakeDSN(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { connector.(io.Closer).Close() })
+	dc, err := connector.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dc.Close() })
+	return dc
 }
