@@ -1,0 +1,121 @@
+package conn
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"cloud.google.com/go/longrunning/autogen/longrunningpb"
+	databasepb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+	instancepb "cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// setUpEmulator creates the instance and the database of the DSN if they do
+// not exist (auto_config_emulator), over the client's own plain-text
+// channel. A server without the instance admin API (spannertest) answers
+// Unimplemented; that step is then skipped.
+func (c *Client) setUpEmulator(ctx context.Context) error {
+	ch := c.Channel()
+	ops := longrunningpb.NewOperationsClient(ch)
+	instPath := c.cfg.InstancePath()
+
+	ia := instancepb.NewInstanceAdminClient(ch)
+	_, err := ia.GetInstance(ctx, &instancepb.GetInstanceRequest{Name: instPath})
+	switch status.Code(err) {
+	case codes.OK, codes.Unimplemented:
+	case codes.NotFound:
+		op, err := ia.CreateInstance(ctx, &instancepb.CreateInstanceRequest{
+			Parent:     "projects/" + c.cfg.Project,
+			InstanceId: c.cfg.Instance,
+			Instance: &instancepb.Instance{
+				Name:        instPath,
+				Config:      "projects/" + c.cfg.Project + "/instanceConfigs/emulator-config",
+				DisplayName: c.cfg.Instance,
+				NodeCount:   1,
+			},
+		})
+		if err == nil {
+			err = waitOperation(ctx, ops, op)
+		}
+		if err != nil && status.Code(err) != codes.AlreadyExists {
+			return fmt.Errorf("spannerfast: auto_config_emulator: create instance %s: %w", instPath, err)
+		}
+	default:
+		return fmt.Errorf("spannerfast: auto_config_emulator: get instance %s: %w", instPath, err)
+	}
+
+	da := databasepb.NewDatabaseAdminClient(ch)
+	_, err = da.GetDatabase(ctx, &databasepb.GetDatabaseRequest{Name: c.dbPath})
+	switch status.Code(err) {
+	case codes.OK:
+	case codes.NotFound:
+		op, err := da.CreateDatabase(ctx, &databasepb.CreateDatabaseRequest{
+			Parent:          instPath,
+			CreateStatement: "CREATE DATABASE `" + c.cfg.Database + "`",
+		})
+		if err == nil {
+			err = waitOperation(ctx, ops, op)
+		}
+		if err != nil && status.Code(err) != codes.AlreadyExists {
+			return fmt.Errorf("spannerfast: auto_config_emulator: create database %s: %w", c.dbPath, err)
+		}
+	default:
+		return fmt.Errorf("spannerfast: auto_config_emulator: get database %s: %w", c.dbPath, err)
+	}
+	return nil
+}
+
+// waitOperation polls a long-running operation until it is done, backing
+// off from 10ms to 1s between polls.
+func waitOperation(ctx context.Context, ops longrunningpb.OperationsClient, op *longrunningpb.Operation) error {
+	delay := 10 * time.Millisecond
+	for !op.GetDone() {
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		delay = min(2*delay, time.Second)
+		var err error
+		op, err = ops.GetOperation(ctx, &longrunningpb.GetOperationRequest{Name: op.GetName()})
+		if err != nil {
+			return err
+		}
+	}
+	if e := op.GetError(); e != nil {
+		return status.ErrorProto(e)
+	}
+	return nil
+}
+
+// DatabaseAdmin returns a database admin stub on the next channel (DDL,
+// CREATE DATABASE, DROP DATABASE). Calls must carry AdminContext.
+func (c *Client) DatabaseAdmin() databasepb.DatabaseAdminClient {
+	return databasepb.NewDatabaseAdminClient(c.Channel())
+}
+
+// AdminContext returns ctx with the metadata of an admin call:
+// google-cloud-resource-prefix (the database path), x-goog-request-params
+// "<param>=<escaped value>" (the request's routing field: database, parent
+// or name, as the official admin client sends) and the tracing header when
+// enabled. Admin calls are never routed to the leader.
+func (c *Client) AdminContext(ctx context.Context, param, value string) context.Context {
+	md := c.md.Copy()
+	md.Set(HeaderRequestParams, param+"="+url.QueryEscape(value))
+	return attach(ctx, md)
+}
+
+// WaitOperation polls a long-running admin operation on the client's own
+// channels until it is done and returns its error, with its gRPC code.
+func (c *Client) WaitOperation(ctx context.Context, op *longrunningpb.Operation) error {
+	if op.GetDone() {
+		return waitOperation(ctx, nil, op)
+	}
+	ops := longrunningpb.NewOperationsClient(c.Channel())
+	return waitOperation(c.AdminContext(ctx, "name", op.GetName()), ops, op)
+}
