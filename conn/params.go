@@ -210,15 +210,18 @@ func encodeParam(name string, v any) (*structpb.Value, *spannerpb.Type, error) {
 // The types of the scalars encodeScalar sends. Requests only read them
 // (the proto marshaller does), so one of each serves every request.
 var (
-	typeINT64   = &spannerpb.Type{Code: spannerpb.TypeCode_INT64}
-	typeFLOAT64 = &spannerpb.Type{Code: spannerpb.TypeCode_FLOAT64}
-	typeBOOL    = &spannerpb.Type{Code: spannerpb.TypeCode_BOOL}
+	typeINT64     = &spannerpb.Type{Code: spannerpb.TypeCode_INT64}
+	typeFLOAT64   = &spannerpb.Type{Code: spannerpb.TypeCode_FLOAT64}
+	typeBOOL      = &spannerpb.Type{Code: spannerpb.TypeCode_BOOL}
+	typeTIMESTAMP = &spannerpb.Type{Code: spannerpb.TypeCode_TIMESTAMP}
 )
 
 // encodeScalar encodes the commonest parameter types directly, exactly as
 // the official client's encoder does (TestEncodeScalarMatchesClient):
 // INT64 as its decimal string, FLOAT64 as a number (NaN and the infinities
-// included: the wire form is a double), BOOL as a bool. Building a one-column Row for them costs
+// included: the wire form is a double), BOOL as a bool, TIMESTAMP as RFC
+// 3339 text in UTC (the commit-timestamp placeholder is left to the client's
+// encoder). Building a one-column Row for them costs
 // several allocations per parameter, on every statement.
 func encodeScalar(v any) (*structpb.Value, *spannerpb.Type, bool) {
 	switch x := v.(type) {
@@ -228,6 +231,11 @@ func encodeScalar(v any) (*structpb.Value, *spannerpb.Type, bool) {
 		return structpb.NewBoolValue(x), typeBOOL, true
 	case float64:
 		return structpb.NewNumberValue(x), typeFLOAT64, true
+	case time.Time:
+		if x == spanner.CommitTimestamp {
+			return nil, nil, false // the client's own spelling of the placeholder
+		}
+		return structpb.NewStringValue(x.UTC().Format(time.RFC3339Nano)), typeTIMESTAMP, true
 	}
 	return nil, nil, false
 }

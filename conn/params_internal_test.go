@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
@@ -147,6 +148,8 @@ func TestEncodeScalarMatchesClient(t *testing.T) {
 		int64(0), int64(-1), int64(math.MaxInt64), int64(math.MinInt64),
 		0.0, math.Copysign(0, -1), 2.5, -1e300, math.SmallestNonzeroFloat64, math.NaN(), math.Inf(1), math.Inf(-1),
 		true, false,
+		time.Date(2024, 1, 2, 3, 4, 5, 6, time.UTC), time.Date(2024, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600)),
+		time.Time{}, time.Unix(0, 999999999).In(time.FixedZone("y", -7200)),
 	} {
 		val, typ, ok := encodeScalar(v)
 		if !ok {
@@ -166,5 +169,8 @@ func TestEncodeScalarMatchesClient(t *testing.T) {
 	}
 	if _, _, ok := encodeScalar("s"); ok {
 		t.Error("encodeScalar took a string (strings are sent untyped elsewhere)")
+	}
+	if _, _, ok := encodeScalar(spanner.CommitTimestamp); ok {
+		t.Error("encodeScalar took the commit-timestamp placeholder")
 	}
 }
