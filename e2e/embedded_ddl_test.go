@@ -7,26 +7,15 @@ import (
 	"testing"
 
 	"cloud.google.com/go/spanner"
-
-	"github.com/spannerfast/spannerfast/internal/embedded"
 )
 
-// TestEmbeddedDDL runs DDL end to end against spannertest through
+// TestEmbeddedDDL runs DDL end to end against the embedded server through
 // database/sql: a table and an index made in one DDL batch, a column
 // added by a single statement, rows written and read on the new schema,
 // then the index and table dropped.
 func TestEmbeddedDDL(t *testing.T) {
 	ctx := context.Background()
-	srv, err := embedded.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	db, err := sql.Open("spannerfast", srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openEmbedded(t)
 	c := dbConn(t, db)
 
 	mustExec(t, c, "START BATCH DDL")

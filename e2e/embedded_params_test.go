@@ -6,33 +6,22 @@ import (
 	"testing"
 
 	"cloud.google.com/go/spanner"
-
-	"github.com/spannerfast/spannerfast/internal/embedded"
 )
 
 // TestEmbeddedParams binds arguments of the types go-sql-spanner converts
 // (small and named integers, pointers) positionally to @names against
 // spannertest. Go strings are sent untyped, and spannertest cannot take an
 // untyped string parameter (its parameter parser dereferences the missing
-// type and the server process crashes), so strings go as spanner.NullString,
-// which stays typed.
+// type); the embedded server infers one, and strings here go as
+// spanner.NullString anyway, which stays typed.
 func TestEmbeddedParams(t *testing.T) {
 	ctx := context.Background()
-	srv, err := embedded.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	db, err := sql.Open("spannerfast", srv.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openEmbedded(t)
 	var (
 		a, b, c int64
 		s       string
 	)
-	err = db.QueryRowContext(ctx, "SELECT @a, @b, @c, @s, @a", int8(-3), userID(42), ptrTo(uint16(7)),
+	err := db.QueryRowContext(ctx, "SELECT @a, @b, @c, @s, @a", int8(-3), userID(42), ptrTo(uint16(7)),
 		spanner.NullString{StringVal: "typed", Valid: true}).Scan(&a, &b, &c, &s, new(int64))
 	if err != nil {
 		t.Fatal(err)

@@ -18,19 +18,19 @@ import (
 // autocommit mode and in read-write transactions, THEN-less inserts of
 // several rows, read-only transactions, and the rows read back.
 
-func startEmbeddedSingers(t *testing.T) *sql.DB {
+// openEmbedded starts the embedded server with the given tables and opens a
+// database/sql handle on it; both end with the test.
+func openEmbedded(t *testing.T, ddl ...string) *sql.DB {
 	t.Helper()
 	srv, err := spannerfasttest.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	if err := srv.CreateTables(context.Background(), `CREATE TABLE Singers (
-		SingerId INT64 NOT NULL,
-		Name STRING(MAX),
-		Born DATE,
-	) PRIMARY KEY (SingerId)`); err != nil {
-		t.Fatal(err)
+	if len(ddl) > 0 {
+		if err := srv.CreateTables(context.Background(), ddl...); err != nil {
+			t.Fatal(err)
+		}
 	}
 	db, err := sql.Open("spannerfast", srv.DSN())
 	if err != nil {
@@ -38,6 +38,14 @@ func startEmbeddedSingers(t *testing.T) *sql.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+func startEmbeddedSingers(t *testing.T) *sql.DB {
+	return openEmbedded(t, `CREATE TABLE Singers (
+		SingerId INT64 NOT NULL,
+		Name STRING(MAX),
+		Born DATE,
+	) PRIMARY KEY (SingerId)`)
 }
 
 func singers(t *testing.T, q queryerCtx) string {
