@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 
 	"cloud.google.com/go/spanner"
