@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -47,11 +46,6 @@ type Conn struct {
 
 	nextTxn *TxnOptions   // the next transaction's options (SetNextTxnOptions)
 	stmtReq *QueryOptions // request fields of the running statement's options (execoptions.go)
-
-	// spareCtx is the context of a query that ended normally, for the next
-	// query made with the same caller context (streamctx.go). Atomic: a
-	// read-ahead goroutine hands it back.
-	spareCtx atomic.Pointer[reusableContext]
 }
 
 var (
@@ -232,20 +226,17 @@ func isSessionNotFound(err error) bool {
 // statement_timeout) ends.
 func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, error) {
 	q := &queryStream{client: c.client, req: req}
+	ctx = c.client.streamContext(ctx, &q.md, req.Session, leader)
+	var cancel context.CancelFunc
 	if c.cfg.StatementTimeout > 0 {
-		// A deadline of its own each time: nothing to reuse.
-		tctx, cancel := context.WithTimeout(ctx, c.cfg.StatementTimeout)
-		q.ctx = &reusableContext{parent: ctx, ctx: tctx, cancel: cancel}
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.StatementTimeout)
 	} else {
-		q.ctx, q.owner = c.takeStreamContext(ctx), c
+		ctx, cancel = context.WithCancel(ctx)
 	}
-	// The metadata go on top, so that the cancellable context below them
-	// depends on the caller's context only.
-	callCtx := c.client.streamContext(q.ctx.ctx, &q.md, req.Session, leader)
-	q.init(callCtx, q, q, c.cfg.MaxBufferedBytes)
+	q.init(ctx, cancel, q, c.cfg.MaxBufferedBytes)
 	// rows.Open reads the first response, so opening the call and its
 	// transient failures happen (and are retried) in there; on error it
-	// closes the stream, which cancels the call.
+	// closes the stream, which cancels ctx.
 	return rows.Open(q, ro)
 }
 
@@ -459,6 +450,5 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 // the connector and stay open.
 func (c *Conn) Close() error {
 	c.closed = true
-	c.dropStreamContext()
 	return nil
 }

@@ -46,7 +46,7 @@ func (f openFunc) open(ctx context.Context, resumeToken []byte) (frameSource, er
 // grows until an attempt makes progress (a new resume token).
 type resumableStream struct {
 	ctx         context.Context
-	call        callControl
+	cancel      context.CancelFunc
 	open        opener
 	src         frameSource // nil: the next Recv opens an attempt
 	maxBuffered int64
@@ -67,41 +67,23 @@ type resumableStream struct {
 	sleep        sleepFunc
 }
 
-// callControl ends the call a resumableStream reads, whose attempts all
-// run under one context. An interface rather than a CancelFunc so that the
-// streaming query can hand its context on for reuse once the call ended
-// normally (queryStream).
-type callControl interface {
-	// cancel aborts the call, from any goroutine; it may be called again.
-	cancel()
-	// ended says the last attempt was read to its end: no attempt is
-	// running and none will start. cancel may still follow.
-	ended()
-}
-
-// cancelOnly is the callControl of a context that is not reused.
-type cancelOnly context.CancelFunc
-
-func (f cancelOnly) cancel() { f() }
-func (cancelOnly) ended()    {}
-
 // newResumableStream returns a stream whose attempts open runs with ctx;
 // cancel cancels ctx and so every attempt. Nothing is sent before the first
 // Recv.
 func newResumableStream(ctx context.Context, cancel context.CancelFunc, open opener, maxBuffered int64) *resumableStream {
 	s := new(resumableStream)
-	s.init(ctx, cancelOnly(cancel), open, maxBuffered)
+	s.init(ctx, cancel, open, maxBuffered)
 	return s
 }
 
 // init is newResumableStream for a stream embedded in a bigger object.
-func (s *resumableStream) init(ctx context.Context, call callControl, open opener, maxBuffered int64) {
-	*s = resumableStream{ctx: ctx, call: call, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
+func (s *resumableStream) init(ctx context.Context, cancel context.CancelFunc, open opener, maxBuffered int64) {
+	*s = resumableStream{ctx: ctx, cancel: cancel, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
 	s.pending, s.ready = s.pendingBuf[:0], s.readyBuf[:0]
 }
 
 // Cancel aborts the query from any goroutine.
-func (s *resumableStream) Cancel() { s.call.cancel() }
+func (s *resumableStream) Cancel() { s.cancel() }
 
 // Recv returns the next covered frame.
 func (s *resumableStream) Recv() (*wire.Frame, error) {
@@ -147,9 +129,6 @@ func (s *resumableStream) fill() error {
 		err = s.backoff.final(s.ctx, err)
 	}
 	s.end(err)
-	if err == io.EOF {
-		s.call.ended()
-	}
 	s.flushPending()
 	return nil
 }
@@ -158,7 +137,7 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 	if err := f.Scan(); err != nil {
 		f.Release(false)
 		s.done, s.finalErr = true, err
-		s.call.cancel() // the attempt is still running
+		s.cancel() // the attempt is still running
 		s.flushPending()
 		return nil
 	}
@@ -249,7 +228,7 @@ func (s *resumableStream) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.call.cancel()
+	s.cancel()
 	if s.src != nil {
 		s.src.Close()
 	}

@@ -2,7 +2,6 @@ package conn
 
 import (
 	"context"
-	"sync/atomic"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
@@ -14,8 +13,10 @@ import (
 const executeStreamingSQL = "/google.spanner.v1.Spanner/ExecuteStreamingSql"
 
 var (
-	streamingDesc  = &grpc.StreamDesc{StreamName: "ExecuteStreamingSql", ServerStreams: true}
-	streamCodecOpt = grpc.ForceCodecV2(wire.StreamCodec{}) // made once: an option per call is an allocation
+	streamingDesc = &grpc.StreamDesc{StreamName: "ExecuteStreamingSql", ServerStreams: true}
+	// Made once: an option, or a variadic slice of them, per call is an
+	// allocation.
+	streamCallOpts = []grpc.CallOption{grpc.ForceCodecV2(wire.StreamCodec{})}
 )
 
 // grpcStream is one attempt of an ExecuteStreamingSql call whose responses
@@ -58,7 +59,7 @@ func (s *frameSlab) keep(f *wire.Frame) {
 // start begins one attempt of the call in s. On error the caller cancels
 // ctx.
 func (s *grpcStream) start(ctx context.Context, cc *grpc.ClientConn, req *spannerpb.ExecuteSqlRequest) error {
-	cs, err := cc.NewStream(ctx, streamingDesc, executeStreamingSQL, streamCodecOpt)
+	cs, err := cc.NewStream(ctx, streamingDesc, executeStreamingSQL, streamCallOpts...)
 	if err != nil {
 		return err
 	}
@@ -81,10 +82,6 @@ type queryStream struct {
 	attempt grpcStream
 	frames  frameSlab
 	md      mdContext // the caller's context with the session's metadata
-
-	ctx      *reusableContext // the call's context (streamctx.go)
-	owner    *Conn            // takes ctx back after a normal end; nil: not reusable
-	ctxState atomic.Int32
 }
 
 // open starts an attempt that continues after token: the request is copied

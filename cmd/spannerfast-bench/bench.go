@@ -30,6 +30,7 @@ type config struct {
 	chartPath      string
 	cpuProfileArm  string
 	cpuProfilePath string
+	memProfilePath string
 	quick          bool
 	// inProcess serves from this process instead of a child process (tests).
 	inProcess bool
@@ -386,6 +387,12 @@ func (st *runState) profile(ctx context.Context) error {
 		f.Close()
 		return fmt.Errorf("starting the CPU profile: %w", err)
 	}
+	if st.cfg.memProfilePath != "" {
+		// Every allocation of the profiled run is recorded (the rounds
+		// before ran at the default rate, so they hardly show).
+		defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
+		runtime.MemProfileRate = 1
+	}
 	var runErr error
 	spec := st.arms[slices.IndexFunc(st.arms, func(s armSpec) bool { return s.id == id })]
 	for _, w := range st.workloads {
@@ -403,7 +410,25 @@ func (st *runState) profile(ctx context.Context) error {
 	if runErr != nil {
 		st.progress("profiled run had errors: %v", runErr)
 	}
-	return nil
+	return st.writeMemProfile()
+}
+
+// writeMemProfile writes the allocation profile of the profiled run, if
+// asked for.
+func (st *runState) writeMemProfile() error {
+	if st.cfg.memProfilePath == "" {
+		return nil
+	}
+	f, err := os.Create(st.cfg.memProfilePath)
+	if err != nil {
+		return fmt.Errorf("creating the allocation profile: %w", err)
+	}
+	runtime.GC() // the profile is complete as of the last collection
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("writing the allocation profile: %w", err)
+	}
+	return f.Close()
 }
 
 // goInfo describes the toolchain and machine for the report.

@@ -45,6 +45,8 @@
 //	-cpuprofile-arm ARM  after the rounds, read every workload once more
 //	            with ARM under the CPU profiler (-cpuprofile names the file,
 //	            default cpu-ARM.pprof); the measured rounds are not profiled
+//	-memprofile FILE  with -cpuprofile-arm: that run also records every
+//	            allocation and writes the allocation profile to FILE
 //	-quick      -scale 0.1 -rounds 2 unless those are given
 //
 // # What runs

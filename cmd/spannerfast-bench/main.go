@@ -67,6 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.chartPath, "chart", "bench-chart.png", "write a PNG chart here (\"\" to skip)")
 	fs.StringVar(&cfg.cpuProfileArm, "cpuprofile-arm", "", "after the rounds, run this arm once more over all workloads under the CPU profiler")
 	fs.StringVar(&cfg.cpuProfilePath, "cpuprofile", "", "CPU profile file of -cpuprofile-arm (default cpu-<arm>.pprof)")
+	fs.StringVar(&cfg.memProfilePath, "memprofile", "", "with -cpuprofile-arm: also write an allocation profile of that run (every allocation recorded) here")
 	fs.BoolVar(&cfg.quick, "quick", false, fmt.Sprintf("quick run: -scale %g -rounds %d unless given", quickScale, quickRounds))
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run ./cmd/spannerfast-bench [flags]\n\n"+

@@ -34,6 +34,7 @@ func TestRunTiny(t *testing.T) {
 		chartPath:      filepath.Join(dir, "c.png"),
 		cpuProfileArm:  armSQLFloor,
 		cpuProfilePath: filepath.Join(dir, "cpu.pprof"),
+		memProfilePath: filepath.Join(dir, "mem.pprof"),
 		inProcess:      true,
 		warmups:        2,
 	}
@@ -137,6 +138,9 @@ func TestRunTiny(t *testing.T) {
 	}
 	if st, err := os.Stat(cfg.cpuProfilePath); err != nil || st.Size() == 0 {
 		t.Errorf("CPU profile: %v", err)
+	}
+	if st, err := os.Stat(cfg.memProfilePath); err != nil || st.Size() == 0 {
+		t.Errorf("allocation profile: %v", err)
 	}
 }
 

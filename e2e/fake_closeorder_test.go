@@ -12,13 +12,13 @@ import (
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
 )
 
-// TestReusedQueryContext runs queries on one connection with one caller
-// context, so that each query after a normal end reuses the previous one's
-// cancellable context: full reads, rows closed early (as QueryRow does),
-// and a query that hangs on the server. Each result is right, a closed
-// query's call is cancelled without touching the next, and cancelling the
-// caller's context still ends a query running on a reused context.
-func TestReusedQueryContext(t *testing.T) {
+// TestQueryCloseOrder runs queries on one connection with one caller
+// context: full reads, rows closed early (as QueryRow does), rows closed
+// late (after the next query started), and a query that hangs on the
+// server. Each result is right, closing a query's rows never touches the
+// next query's call, and cancelling the caller's context ends a running
+// query.
+func TestQueryCloseOrder(t *testing.T) {
 	const hanging = "SELECT SingerId, FirstName, LastName, Rating, Active FROM Singers WHERE SingerId = 2"
 	s := fakespanner.Start(t)
 	s.AddResult(pointQuery, pointResult())
@@ -69,8 +69,8 @@ func TestReusedQueryContext(t *testing.T) {
 					t.Fatalf("round %d: %d rows, %v", i, n, err)
 				}
 				rows.Close()
-				// The next query reuses that context; this one is closed
-				// while its call hangs, which cancels it.
+				// This one is closed while its call hangs, which cancels
+				// it.
 				rows, err = c.QueryContext(ctx, hanging)
 				if err != nil {
 					t.Fatal(err)
@@ -82,10 +82,9 @@ func TestReusedQueryContext(t *testing.T) {
 				readPoint("after an early close")
 			}
 
-			// Rows left open after their last row, while the read-ahead
-			// goroutine reads the end of the stream and hands the context
-			// back; the next query takes it, and the late Close of the
-			// first must not cancel the second.
+			// Rows left open after their last row was read ahead, while
+			// the next query starts: the late Close of the first must not
+			// cancel the second.
 			for i := range 5 {
 				first, err := c.QueryContext(ctx, three)
 				if err != nil {
@@ -109,8 +108,7 @@ func TestReusedQueryContext(t *testing.T) {
 				}
 			}
 
-			// A query on a reused context ends when the caller's context
-			// is cancelled.
+			// A query ends when the caller's context is cancelled.
 			readPoint("before the cancelled query")
 			rows, err := c.QueryContext(ctx, hanging)
 			if err != nil {
