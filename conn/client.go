@@ -85,6 +85,8 @@ type sessionState struct {
 	created  time.Time
 	md       metadata.MD // like Client.md with session-based request params
 	mdLeader metadata.MD
+	// The same, each alone on a context made once, for streamContext.
+	mdOnly, mdLeaderOnly context.Context
 }
 
 // flight is one session creation; callers that find one in progress wait
@@ -385,6 +387,8 @@ func (c *Client) createSession(ctx context.Context) (*sessionState, error) {
 	}
 	s := &sessionState{name: resp.GetName(), created: time.Now(), md: c.sessionMD(resp.GetName())}
 	s.mdLeader = withLeader(s.md)
+	s.mdOnly = metadata.NewOutgoingContext(context.Background(), s.md)
+	s.mdLeaderOnly = metadata.NewOutgoingContext(context.Background(), s.mdLeader)
 	return s, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -46,6 +47,11 @@ type Conn struct {
 
 	nextTxn *TxnOptions   // the next transaction's options (SetNextTxnOptions)
 	stmtReq *QueryOptions // request fields of the running statement's options (execoptions.go)
+
+	// spareCtx is the context of a query that ended normally, for the next
+	// query made with the same caller context (streamctx.go). Atomic: a
+	// read-ahead goroutine hands it back.
+	spareCtx atomic.Pointer[reusableContext]
 }
 
 var (
@@ -225,18 +231,21 @@ func isSessionNotFound(err error) bool {
 // first response or mid-stream, are retried with backoff until ctx (with
 // statement_timeout) ends.
 func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, error) {
-	ctx = c.client.SessionContext(ctx, req.Session, leader)
-	var cancel context.CancelFunc
-	if c.cfg.StatementTimeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.StatementTimeout)
-	} else {
-		ctx, cancel = context.WithCancel(ctx)
-	}
 	q := &queryStream{client: c.client, req: req}
-	q.init(ctx, cancel, q, c.cfg.MaxBufferedBytes)
+	if c.cfg.StatementTimeout > 0 {
+		// A deadline of its own each time: nothing to reuse.
+		tctx, cancel := context.WithTimeout(ctx, c.cfg.StatementTimeout)
+		q.ctx = &reusableContext{parent: ctx, ctx: tctx, cancel: cancel}
+	} else {
+		q.ctx, q.owner = c.takeStreamContext(ctx), c
+	}
+	// The metadata go on top, so that the cancellable context below them
+	// depends on the caller's context only.
+	callCtx := c.client.streamContext(q.ctx.ctx, &q.md, req.Session, leader)
+	q.init(callCtx, q, q, c.cfg.MaxBufferedBytes)
 	// rows.Open reads the first response, so opening the call and its
 	// transient failures happen (and are retried) in there; on error it
-	// closes the stream, which cancels ctx.
+	// closes the stream, which cancels the call.
 	return rows.Open(q, ro)
 }
 
@@ -450,5 +459,6 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 // the connector and stay open.
 func (c *Conn) Close() error {
 	c.closed = true
+	c.dropStreamContext()
 	return nil
 }

@@ -278,11 +278,14 @@ func (c *Conn) batchFor(ctx context.Context, what string) (*txn, error) {
 // isPartitionStatement reports PARTITION, RUN PARTITION and RUN
 // PARTITIONED QUERY.
 func isPartitionStatement(st statement) bool {
-	if st.kind == kindPartition {
+	switch st.kind {
+	case kindPartition:
 		return true
+	case kindBatchRun:
+		w, _ := firstWord(st.rest)
+		return w == "PARTITION" || w == "PARTITIONED"
 	}
-	w, _ := firstWord(st.rest)
-	return st.kind == kindBatchRun && (w == "PARTITION" || w == "PARTITIONED")
+	return false
 }
 
 // queryPartitioned runs the statement if it is a partitioned one (ok

@@ -46,7 +46,7 @@ func (f openFunc) open(ctx context.Context, resumeToken []byte) (frameSource, er
 // grows until an attempt makes progress (a new resume token).
 type resumableStream struct {
 	ctx         context.Context
-	cancel      context.CancelFunc
+	call        callControl
 	open        opener
 	src         frameSource // nil: the next Recv opens an attempt
 	maxBuffered int64
@@ -57,7 +57,8 @@ type resumableStream struct {
 	pendingBuf   [2]*wire.Frame
 	readyBuf     [2]*wire.Frame // short results need no slice allocations
 	readyHead    int
-	token        []byte
+	token        []byte // nil until the first resume token
+	tokenBuf     [64]byte
 	resumable    bool
 	done         bool  // src ended (EOF or error)
 	finalErr     error // returned after ready drains; io.EOF at normal end
@@ -66,23 +67,41 @@ type resumableStream struct {
 	sleep        sleepFunc
 }
 
+// callControl ends the call a resumableStream reads, whose attempts all
+// run under one context. An interface rather than a CancelFunc so that the
+// streaming query can hand its context on for reuse once the call ended
+// normally (queryStream).
+type callControl interface {
+	// cancel aborts the call, from any goroutine; it may be called again.
+	cancel()
+	// ended says the last attempt was read to its end: no attempt is
+	// running and none will start. cancel may still follow.
+	ended()
+}
+
+// cancelOnly is the callControl of a context that is not reused.
+type cancelOnly context.CancelFunc
+
+func (f cancelOnly) cancel() { f() }
+func (cancelOnly) ended()    {}
+
 // newResumableStream returns a stream whose attempts open runs with ctx;
 // cancel cancels ctx and so every attempt. Nothing is sent before the first
 // Recv.
 func newResumableStream(ctx context.Context, cancel context.CancelFunc, open opener, maxBuffered int64) *resumableStream {
 	s := new(resumableStream)
-	s.init(ctx, cancel, open, maxBuffered)
+	s.init(ctx, cancelOnly(cancel), open, maxBuffered)
 	return s
 }
 
 // init is newResumableStream for a stream embedded in a bigger object.
-func (s *resumableStream) init(ctx context.Context, cancel context.CancelFunc, open opener, maxBuffered int64) {
-	*s = resumableStream{ctx: ctx, cancel: cancel, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
+func (s *resumableStream) init(ctx context.Context, call callControl, open opener, maxBuffered int64) {
+	*s = resumableStream{ctx: ctx, call: call, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
 	s.pending, s.ready = s.pendingBuf[:0], s.readyBuf[:0]
 }
 
 // Cancel aborts the query from any goroutine.
-func (s *resumableStream) Cancel() { s.cancel() }
+func (s *resumableStream) Cancel() { s.call.cancel() }
 
 // Recv returns the next covered frame.
 func (s *resumableStream) Recv() (*wire.Frame, error) {
@@ -114,9 +133,13 @@ func (s *resumableStream) fill() error {
 	if err == nil {
 		return s.accept(f)
 	}
-	if retry, _ := retryDelay(err); retry && s.resumable {
-		s.restart(err)
-		return nil
+	// io.EOF, the normal end, is checked first: retryDelay would build a
+	// status for it on every query.
+	if err != io.EOF && s.resumable {
+		if retry, _ := retryDelay(err); retry {
+			s.restart(err)
+			return nil
+		}
 	}
 	// End of stream, or a failure that will not be retried: what was read is
 	// final either way, so hand it out before reporting the end.
@@ -124,6 +147,9 @@ func (s *resumableStream) fill() error {
 		err = s.backoff.final(s.ctx, err)
 	}
 	s.end(err)
+	if err == io.EOF {
+		s.call.ended()
+	}
 	s.flushPending()
 	return nil
 }
@@ -132,7 +158,7 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 	if err := f.Scan(); err != nil {
 		f.Release(false)
 		s.done, s.finalErr = true, err
-		s.cancel() // the attempt is still running
+		s.call.cancel() // the attempt is still running
 		s.flushPending()
 		return nil
 	}
@@ -152,6 +178,9 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 		// as after a first failure. A repeated token covers nothing new
 		// (resuming at it would repeat what followed it), so it counts as
 		// no token, as in the official client.
+		if s.token == nil {
+			s.token = s.tokenBuf[:0] // tokens this short need no allocation
+		}
 		s.token = append(s.token[:0], f.Msg.ResumeToken...)
 		s.resumable = true
 		s.backoff.reset()
@@ -220,7 +249,7 @@ func (s *resumableStream) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.cancel()
+	s.call.cancel()
 	if s.src != nil {
 		s.src.Close()
 	}

@@ -2,6 +2,7 @@ package conn
 
 import (
 	"context"
+	"sync/atomic"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
@@ -26,7 +27,32 @@ var (
 // saves a context per query, and a stream that finished normally is never
 // reset.
 type grpcStream struct {
-	cs grpc.ClientStream
+	cs     grpc.ClientStream
+	frames *frameSlab
+}
+
+// frameSlab holds the first frames of a query in the query's own
+// allocation: a short result (a point read is one message and the end of
+// the stream) needs no frame allocations. Frames are never reused: each
+// slot is handed out once.
+type frameSlab struct {
+	slots [2]wire.Frame
+	used  int
+}
+
+// next returns the frame the next message is received into.
+func (s *frameSlab) next() *wire.Frame {
+	if s == nil || s.used == len(s.slots) {
+		return new(wire.Frame)
+	}
+	return &s.slots[s.used]
+}
+
+// keep records that f, returned by next, now holds a message.
+func (s *frameSlab) keep(f *wire.Frame) {
+	if s != nil && s.used < len(s.slots) && f == &s.slots[s.used] {
+		s.used++
+	}
 }
 
 // start begins one attempt of the call in s. On error the caller cancels
@@ -53,17 +79,23 @@ type queryStream struct {
 	client  *Client // each attempt takes the next channel
 	req     *spannerpb.ExecuteSqlRequest
 	attempt grpcStream
+	frames  frameSlab
+	md      mdContext // the caller's context with the session's metadata
+
+	ctx      *reusableContext // the call's context (streamctx.go)
+	owner    *Conn            // takes ctx back after a normal end; nil: not reusable
+	ctxState atomic.Int32
 }
 
 // open starts an attempt that continues after token: the request is copied
 // for a resumed attempt, so the one the caller holds never changes.
 func (q *queryStream) open(ctx context.Context, token []byte) (frameSource, error) {
 	r := q.req
-	if token != nil {
+	if len(token) > 0 {
 		r = proto.Clone(q.req).(*spannerpb.ExecuteSqlRequest)
 		r.ResumeToken = token
 	}
-	q.attempt = grpcStream{}
+	q.attempt = grpcStream{frames: &q.frames}
 	if err := q.attempt.start(ctx, q.client.Channel(), r); err != nil {
 		return nil, err
 	}
@@ -72,10 +104,11 @@ func (q *queryStream) open(ctx context.Context, token []byte) (frameSource, erro
 
 // Recv returns the next frame; io.EOF ends the stream.
 func (s *grpcStream) Recv() (*wire.Frame, error) {
-	f := new(wire.Frame)
+	f := s.frames.next()
 	if err := s.cs.RecvMsg(f); err != nil {
-		return nil, err
+		return nil, err // f holds nothing: the slot stays free
 	}
+	s.frames.keep(f)
 	return f, nil
 }
 
