@@ -26,9 +26,15 @@ import (
 // either into the same slab (safe mode) or into a receive buffer that the Rows
 // keeps referenced while the values are valid (raw mode), so the garbage
 // collector never needs to trace them.
+//
+// A row's memory is reserved in one piece (see reset): its slots first,
+// each a multiple of 8 bytes (layout.go), then the bytes of its strings and
+// BYTES values, packed without padding because nothing reads them as
+// words. The next row starts at the next 8-byte boundary.
 type arena struct {
 	slab   []byte
-	off    int
+	off    int // next slot of the current row
+	boff   int // next byte of the current row's string and BYTES content
 	raw    bool
 	poison bool
 }
@@ -47,10 +53,12 @@ func slabWords(n int) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*slabAlign)
 }
 
-// reset prepares the arena for a row needing size bytes.
-func (a *arena) reset(size int) {
+// reset prepares the arena for a row whose slots take slots bytes and
+// whose string and BYTES content takes at most content bytes.
+func (a *arena) reset(slots, content int) {
+	size := slots + content
 	if a.raw {
-		a.off = 0
+		a.off, a.boff = 0, slots
 		if len(a.slab) < size {
 			a.slab = slabWords(size)
 		} else if a.poison {
@@ -58,12 +66,14 @@ func (a *arena) reset(size int) {
 		}
 		return
 	}
-	if len(a.slab)-a.off < size {
+	start := roundUp8(a.boff) // the end of the previous row
+	if len(a.slab)-start < size {
 		// Chunks double from the first row's size up to safeChunk, so a
 		// one-row result (a point read) allocates only what it needs.
 		n := min(safeChunk, max(size, 2*len(a.slab)))
-		a.slab, a.off = slabWords(max(size, n)), 0
+		a.slab, start = slabWords(max(size, n)), 0
 	}
+	a.off, a.boff = start, start+slots
 }
 
 func poisonBytes(b []byte) {
@@ -72,12 +82,19 @@ func poisonBytes(b []byte) {
 	}
 }
 
-// take returns n bytes of the slab, aligned when every earlier take was a
+// take returns a slot of n bytes, aligned when every earlier take was a
 // whole number of slots (layout.go).
 func (a *arena) take(n int) unsafe.Pointer {
 	p := unsafe.Pointer(&a.slab[a.off])
 	a.off += n
 	return p
+}
+
+// content returns n (> 0) bytes of the row's string and BYTES content.
+func (a *arena) content(n int) []byte {
+	b := a.slab[a.boff : a.boff+n : a.boff+n]
+	a.boff += n
+	return b
 }
 
 // eface is the runtime layout of an empty interface.
@@ -131,12 +148,13 @@ func (a *arena) string(s []byte) driver.Value {
 		return a.bytesHeader(s)
 	}
 	hdr := a.take(stringSlot)
-	var data unsafe.Pointer
+	var data uintptr
 	if len(s) > 0 {
-		data = a.take(roundUp8(len(s)))
-		copy(unsafe.Slice((*byte)(data), len(s)), s)
+		c := a.content(len(s))
+		copy(c, s)
+		data = uintptr(unsafe.Pointer(&c[0]))
 	}
-	*(*stringWords)(hdr) = stringWords{uintptr(data), len(s)}
+	*(*stringWords)(hdr) = stringWords{data, len(s)}
 	return box(stringType, hdr)
 }
 
@@ -163,13 +181,12 @@ type (
 	}
 )
 
-// bytesBuffer returns n bytes of slab for decoded BYTES content (safe mode).
+// bytesBuffer returns n bytes of the row's content for decoded BYTES.
 func (a *arena) bytesBuffer(n int) []byte {
 	if n == 0 {
 		return []byte{}
 	}
-	p := a.take(roundUp8(n))
-	return unsafe.Slice((*byte)(p), n)
+	return a.content(n)
 }
 
 var (

@@ -44,5 +44,6 @@
 // elements, ARRAY<STRING> copies all its bytes into one block, a NUMERIC
 // of up to 18 digits keeps its words with its big.Rat, and a JSON
 // document's numbers and strings share blocks (of at most 4 KiB; a JSON
-// column's first block is allocated with its NullJSON).
+// column's first block, sized from the document, is allocated with its
+// NullJSON), and a JSON array of up to four elements is one allocation.
 package decode

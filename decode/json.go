@@ -182,24 +182,43 @@ func (p *jsonParser) object(depth int) (any, bool) {
 	}
 }
 
+// jsonArray is a JSON array's slice header, boxed in place, and room for
+// its first elements: most arrays in a document are short, and this way
+// one of up to four elements is one allocation (a longer one grows by
+// append).
+type jsonArray struct {
+	s     []any
+	first [4]any
+}
+
+var anySliceType = typeWord([]any(nil))
+
 func (p *jsonParser) array(depth int) (any, bool) {
 	p.i++ // [
-	a := []any{}
+	var (
+		arr *jsonArray
+		a   []any
+	)
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == ']' {
 		p.i++
-		return a, true
+		return []any{}, true
 	}
 	for {
 		v, ok := p.value(depth + 1)
 		if !ok {
 			return nil, false
 		}
+		if arr == nil {
+			arr = new(jsonArray)
+			a = arr.first[:0:len(arr.first)]
+		}
 		a = append(a, v)
 		if end, ok := p.separator(']'); !ok {
 			return nil, false
 		} else if end {
-			return a, true
+			arr.s = a
+			return box(anySliceType, unsafe.Pointer(&arr.s)), true
 		}
 	}
 }

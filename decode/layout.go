@@ -9,13 +9,16 @@ import (
 //
 // A slab is pointer-free memory allocated as a []uint64, so it starts on an
 // 8-byte boundary, and every slot below is a multiple of 8 bytes long, so
-// every slot starts on one too. A column takes one slot:
+// every slot starts on one too. A row's slots come first, then its content:
+// the bytes of its strings and BYTES values, unpadded (see arena). A column
+// takes one slot:
 //
 //	INT64, FLOAT64, FLOAT32   fixedSlot: the number (a float32 in its first 4 bytes)
-//	STRING, DATE, UUID,       safe: stringSlot (a string header) then the bytes,
-//	NUMERIC as text             padded to 8; raw: sliceSlot (a []byte header
+//	STRING, DATE, UUID,       safe: stringSlot (a string header), its bytes in
+//	NUMERIC as text             the content; raw: sliceSlot (a []byte header
 //	                            aliasing the receive buffer)
-//	BYTES, PROTO              sliceSlot (a []byte header) then the decoded bytes
+//	BYTES, PROTO              sliceSlot (a []byte header), the decoded bytes in
+//	                            the content
 //	TIMESTAMP                 timeSlot: a UTC time.Time
 //
 // Header and time sizes come from unsafe.Sizeof, so the layout is the

@@ -4,8 +4,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-	"math"
-
 	"reflect"
 	"time"
 
@@ -59,7 +57,16 @@ type Plan struct {
 	Names   []string // column names, shared: callers must not modify
 	cols    []columnPlan
 	opts    Options
-	rawSlab int // raw mode: the slab size every row needs, or -1 when it varies (BYTES)
+	layout  rowLayout
+}
+
+// rowLayout is what a row of the plan takes of its arena (see arena.reset):
+// slots of a fixed size, and content bounded from the encoded values of the
+// columns listed.
+type rowLayout struct {
+	slots int
+	strs  []int // columns whose string payload is copied (safe mode)
+	bytes []int // BYTES columns, decoded into the content
 }
 
 // Options returns the options the plan was built for.
@@ -83,19 +90,28 @@ func buildPlan(rowType []byte, o Options) (*Plan, error) {
 		p.Columns = append(p.Columns, c)
 		p.Names = append(p.Names, c.Name)
 		p.cols = append(p.cols, cp)
-		switch cp.slab {
-		case slabFixed8:
-			p.rawSlab += fixedSlot
-		case slabString:
-			p.rawSlab += rawStringSlot
-		case slabTime:
-			p.rawSlab += timeSlot
-		case slabBytes:
-			p.rawSlab = math.MinInt / 2
-		}
+		p.layout.add(i, cp.slab, o.Raw)
 	}
-	p.rawSlab = max(p.rawSlab, -1)
 	return p, nil
+}
+
+func (l *rowLayout) add(col int, k slabKind, raw bool) {
+	switch k {
+	case slabFixed8:
+		l.slots += fixedSlot
+	case slabTime:
+		l.slots += timeSlot
+	case slabString:
+		if raw {
+			l.slots += rawStringSlot // a header aliasing the receive buffer
+		} else {
+			l.slots += stringSlot
+			l.strs = append(l.strs, col)
+		}
+	case slabBytes:
+		l.slots += sliceSlot
+		l.bytes = append(l.bytes, col)
+	}
 }
 
 var (

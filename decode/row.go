@@ -33,7 +33,8 @@ func (d *RowDecoder) Plan() *Plan { return d.plan }
 // Decode decodes one row of encoded values into dest (len(row) ==
 // len(dest) == number of columns). Every dest[i] is written, nil for NULL.
 func (d *RowDecoder) Decode(row [][]byte, dest []driver.Value) error {
-	d.arena.reset(d.slabSize(row))
+	l := &d.plan.layout
+	d.arena.reset(l.slots, contentSize(l, row))
 	for i, cp := range d.plan.cols {
 		x, err := cp.decode(row[i], &d.arena)
 		if err != nil {
@@ -44,28 +45,16 @@ func (d *RowDecoder) Decode(row [][]byte, dest []driver.Value) error {
 	return nil
 }
 
-// slabSize bounds the slab bytes a row needs from the encoded lengths alone:
-// a string's payload is never longer than its encoded value.
-func (d *RowDecoder) slabSize(row [][]byte) int {
-	if d.arena.raw && d.plan.rawSlab >= 0 {
-		return d.plan.rawSlab
-	}
+// contentSize bounds the string and BYTES content of a row from the encoded
+// lengths alone: a string_value's payload is at least two bytes (its tag
+// and length) shorter than its encoded value.
+func contentSize(l *rowLayout, row [][]byte) int {
 	size := 0
-	for i, cp := range d.plan.cols {
-		switch cp.slab {
-		case slabFixed8:
-			size += fixedSlot
-		case slabString:
-			if d.arena.raw {
-				size += rawStringSlot
-			} else {
-				size += stringSlot + roundUp8(len(row[i]))
-			}
-		case slabBytes:
-			size += sliceSlot + roundUp8(base64.StdEncoding.DecodedLen(len(row[i])))
-		case slabTime:
-			size += timeSlot
-		}
+	for _, i := range l.strs {
+		size += max(len(row[i])-2, 0)
+	}
+	for _, i := range l.bytes {
+		size += base64.StdEncoding.DecodedLen(max(len(row[i])-2, 0))
 	}
 	return size
 }

@@ -232,15 +232,27 @@ func decodeNumericString(v Value, a *arena) (driver.Value, error) {
 // jsonColumn is a JSON column's value and the first block of its
 // document's memory in one allocation: the boxed NullJSON, its numbers and
 // short strings. Only the NullJSON holds typed pointers; the block holds
-// plain words (see jsonParser).
-type jsonColumn struct {
+// plain words (see jsonParser). B is the block: one of three sizes, each
+// filling a size class with the NullJSON (64, 128 and 256 bytes), chosen
+// by the document's length.
+type jsonColumn[B any] struct {
 	j   spanner.NullJSON
-	blk [jsonInlineWords]uint64
+	blk B
 }
 
-// jsonInlineWords covers a few scalars; a larger document continues in
-// blocks of its own.
-const jsonInlineWords = 5 // 64 bytes with the NullJSON: a size class of its own
+// jsonBlockFor is the first block a document of n bytes is given: twice its
+// length covers the numbers, strings and headers of typical JSON (as
+// jsonParser.take assumes); a larger document continues in blocks of its
+// own.
+func jsonBlockFor(n int) int {
+	switch {
+	case 2*n <= 5*8:
+		return 5
+	case 2*n <= 13*8:
+		return 13
+	}
+	return 29
+}
 
 var nullJSONType = typeWord(spanner.NullJSON{})
 
@@ -248,7 +260,20 @@ func decodeJSON(v Value, _ *arena) (driver.Value, error) {
 	if v.Kind == KindNull {
 		return nullJSON, nil
 	}
-	c := new(jsonColumn)
+	if v.Kind != KindString {
+		_, err := parseJSONIn(v, nil)
+		return nil, err
+	}
+	switch jsonBlockFor(len(v.Bytes)) {
+	case 5:
+		return parseJSONInto(new(jsonColumn[[5]uint64]), v)
+	case 13:
+		return parseJSONInto(new(jsonColumn[[13]uint64]), v)
+	}
+	return parseJSONInto(new(jsonColumn[[29]uint64]), v)
+}
+
+func parseJSONInto[B any](c *jsonColumn[B], v Value) (driver.Value, error) {
 	blk := unsafe.Slice((*byte)(unsafe.Pointer(&c.blk)), unsafe.Sizeof(c.blk))
 	j, err := parseJSONIn(v, blk)
 	if err != nil {
