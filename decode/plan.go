@@ -101,6 +101,8 @@ func (l *rowLayout) add(col int, k slabKind, raw bool) {
 		l.slots += fixedSlot
 	case slabTime:
 		l.slots += timeSlot
+	case slabDate:
+		l.slots += dateSlot
 	case slabString:
 		if raw {
 			l.slots += rawStringSlot // a header aliasing the receive buffer
@@ -154,7 +156,7 @@ func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, erro
 	case codeTimestamp:
 		return columnPlan{fastTimestamp, slabTime}, scanNullTime, nil
 	case codeDate:
-		return columnPlan{onValue(decodeDate), slabString}, scanNullDate, nil
+		return columnPlan{onValue(decodeDate), slabDate}, scanNullDate, nil
 	case codeUUID:
 		if o.Raw {
 			return columnPlan{onValue(decodeUUID), slabString}, scanRawUUID, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
 )
 
@@ -141,16 +142,26 @@ func decodeString(v Value, a *arena) (driver.Value, error) {
 	return a.string(v.Bytes), nil
 }
 
-// decodeDate keeps DATE as its "YYYY-MM-DD" text, as go-sql-spanner does;
-// civil.Date and spanner.NullDate scan it.
+// decodeDate gives a civil.Date, as go-sql-spanner does: civil.Date and
+// spanner.NullDate scan it by copying, with no text to parse again.
 func decodeDate(v Value, a *arena) (driver.Value, error) {
 	if v.Kind == KindNull {
 		return nil, nil
 	}
-	if _, err := parseDate(v); err != nil {
+	d, err := parseDate(v)
+	if err != nil {
 		return nil, err
 	}
-	return a.string(v.Bytes), nil
+	return a.date(d), nil
+}
+
+var dateType = typeWord(civil.Date{})
+
+// date boxes d in the row's slab; civil.Date holds no pointers.
+func (a *arena) date(d civil.Date) driver.Value {
+	p := a.take(dateSlot)
+	*(*civil.Date)(p) = d
+	return box(dateType, p)
 }
 
 func decodeUUID(v Value, a *arena) (driver.Value, error) {

@@ -24,7 +24,7 @@ import (
 
 // valueCase is one wire value of one column type and the driver.Value that
 // safe mode must produce for it. Raw mode must produce the same, except that
-// STRING, DATE, UUID and NUMERIC-as-text are []byte.
+// STRING, UUID and NUMERIC-as-text are []byte.
 type valueCase struct {
 	name string
 	typ  *spannerpb.Type
@@ -121,11 +121,11 @@ var scalarCases = []valueCase{
 	{name: "timestamp before epoch", typ: tTimestamp, in: str("1969-12-31T23:59:59.5Z"), want: utc(1969, 12, 31, 23, 59, 59, 500000000)},
 	{name: "timestamp null", typ: tTimestamp, in: null(), want: nil},
 
-	{name: "date", typ: tDate, in: str("2023-06-15"), want: "2023-06-15"},
-	{name: "date year 0001", typ: tDate, in: str("0001-01-01"), want: "0001-01-01"},
-	{name: "date year 9999", typ: tDate, in: str("9999-12-31"), want: "9999-12-31"},
-	{name: "date leap day", typ: tDate, in: str("2024-02-29"), want: "2024-02-29"},
-	{name: "date leap day 2000", typ: tDate, in: str("2000-02-29"), want: "2000-02-29"},
+	{name: "date", typ: tDate, in: str("2023-06-15"), want: civil.Date{Year: 2023, Month: 6, Day: 15}},
+	{name: "date year 0001", typ: tDate, in: str("0001-01-01"), want: civil.Date{Year: 1, Month: 1, Day: 1}},
+	{name: "date year 9999", typ: tDate, in: str("9999-12-31"), want: civil.Date{Year: 9999, Month: 12, Day: 31}},
+	{name: "date leap day", typ: tDate, in: str("2024-02-29"), want: civil.Date{Year: 2024, Month: 2, Day: 29}},
+	{name: "date leap day 2000", typ: tDate, in: str("2000-02-29"), want: civil.Date{Year: 2000, Month: 2, Day: 29}},
 	{name: "date null", typ: tDate, in: null(), want: nil},
 
 	{name: "uuid", typ: tUUID, in: str("0b6f7d46-9c4e-4f0e-8c59-2a4f3c1d9e77"), want: "0b6f7d46-9c4e-4f0e-8c59-2a4f3c1d9e77"},
@@ -292,7 +292,7 @@ func rawForm(t *spannerpb.Type, o decode.Options, v driver.Value) driver.Value {
 		return v
 	}
 	switch t.GetCode() {
-	case spannerpb.TypeCode_STRING, spannerpb.TypeCode_DATE, spannerpb.TypeCode_UUID:
+	case spannerpb.TypeCode_STRING, spannerpb.TypeCode_UUID:
 		return []byte(s)
 	case spannerpb.TypeCode_NUMERIC:
 		if o.NumericAsString || t.GetTypeAnnotation() == spannerpb.TypeAnnotationCode_PG_NUMERIC {
@@ -365,7 +365,7 @@ func TestScanTargets(t *testing.T) {
 		{"null string into *sql.NullString", tString, null(), func() any { return new(sql.NullString) }, canon(sql.NullString{}), decode.Options{}, false},
 		{"date into *civil.Date", tDate, str("2024-02-29"), func() any { return new(civil.Date) }, canon(civil.Date{Year: 2024, Month: 2, Day: 29}), decode.Options{}, false},
 		{"date into *spanner.NullDate", tDate, str("0001-01-01"), func() any { return new(spanner.NullDate) }, canon(nd(1, 1, 1)), decode.Options{}, false},
-		{"date into *string", tDate, str("9999-12-31"), func() any { return new(string) }, canon("9999-12-31"), decode.Options{}, false},
+		{"date into *any", tDate, str("9999-12-31"), func() any { return new(any) }, canon(civil.Date{Year: 9999, Month: 12, Day: 31}), decode.Options{}, false},
 		{"uuid into *uuid.UUID", tUUID, str(uuidA), func() any { return new(uuid.UUID) }, canon(uuid.MustParse(uuidA)), decode.Options{}, false},
 		{"uuid into *string", tUUID, str(uuidA), func() any { return new(string) }, canon(uuidA), decode.Options{}, false},
 		{"numeric into *spanner.NullNumeric", tNumeric, str("1.5"), func() any { return new(spanner.NullNumeric) }, canon(nn("3/2")), decode.Options{}, false},

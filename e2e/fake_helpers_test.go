@@ -207,7 +207,7 @@ func officialValue(g spanner.GenericColumnValue, m mode) (any, error) {
 		if err := g.Decode(&v); err != nil || !v.Valid {
 			return nil, err
 		}
-		return m.text(v.Date.String()), nil
+		return v.Date, nil
 	case spannerpb.TypeCode_TIMESTAMP:
 		var v spanner.NullTime
 		if err := g.Decode(&v); err != nil || !v.Valid {
@@ -388,6 +388,9 @@ func canon(v any) any {
 		return cval{"big.Rat", x.RatString()}
 	case time.Time:
 		return cval{"time.Time", timeKey(x)}
+	case civil.Date:
+		// A raw-mode date is boxed in a reused slot: copy it out.
+		return cval{"civil.Date", x.String()}
 	case []byte:
 		if x == nil {
 			return cval{"[]byte", "<nil>"}

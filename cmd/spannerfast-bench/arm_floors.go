@@ -208,7 +208,7 @@ func openSQLFloor(_ context.Context, e *env) (arm, error) {
 		for i := 0; i < min(w.Rows, floorCycle); i++ {
 			row := make([]driver.Value, len(w.Columns))
 			for col := range row {
-				row[col] = w.DriverValue(i, col)
+				row[col] = w.GoValue(i, col)
 			}
 			r.rows = append(r.rows, row)
 		}

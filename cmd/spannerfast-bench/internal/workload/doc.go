@@ -9,8 +9,9 @@
 // FLOAT64 as number_value, TIMESTAMP as RFC 3339 UTC with 0-9 fraction
 // digits, DATE as YYYY-MM-DD, BYTES as padded standard base64, NUMERIC as a
 // plain decimal, JSON as normalized text, ARRAY<INT64> as a list_value of
-// string_values), GoValue the value an application scans it into, and
-// DriverValue the value a database/sql driver hands over.
+// string_values), and GoValue the value an application scans it into,
+// which is also what a database/sql driver hands over (DATE a civil.Date,
+// as go-sql-spanner and spannerfast give it).
 //
 // Encode builds the messages of one query: about 1 MiB each, metadata on
 // the first, a resume token on every one, last on the final one. Chunked

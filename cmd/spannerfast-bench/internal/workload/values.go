@@ -170,13 +170,3 @@ func (w *Workload) value(row, col int, goValue bool) (Cell, any) {
 	}
 	panic("workload: unknown kind " + c.Kind.String()) // catalog bug
 }
-
-// DriverValue returns the value in row, col as a database/sql driver that
-// decodes like spannerfast hands it to database/sql: like GoValue, except
-// that DATE is its "YYYY-MM-DD" string (which civil.Date.Scan parses).
-func (w *Workload) DriverValue(row, col int) any {
-	if w.Columns[col].Kind == Date {
-		return w.Cell(row, col).S
-	}
-	return w.GoValue(row, col)
-}
