@@ -225,7 +225,9 @@ func isSessionNotFound(err error) bool {
 // first response or mid-stream, are retried with backoff until ctx (with
 // statement_timeout) ends.
 func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, error) {
-	q := &queryStream{client: c.client, req: req}
+	qr := new(queryRows)
+	q := &qr.stream
+	*q = queryStream{client: c.client, req: req}
 	ctx = c.client.streamContext(ctx, &q.md, req.Session, leader)
 	var cancel context.CancelFunc
 	if c.cfg.StatementTimeout > 0 {
@@ -234,10 +236,13 @@ func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, lea
 		ctx, cancel = context.WithCancel(ctx)
 	}
 	q.init(ctx, cancel, q, c.cfg.MaxBufferedBytes)
-	// rows.Open reads the first response, so opening the call and its
-	// transient failures happen (and are retried) in there; on error it
-	// closes the stream, which cancels ctx.
-	return rows.Open(q, ro)
+	// Init reads the first response, so opening the call and its transient
+	// failures happen (and are retried) in there; on error it closes the
+	// stream, which cancels ctx.
+	if err := qr.rows.Init(q, ro); err != nil {
+		return nil, err
+	}
+	return &qr.rows, nil
 }
 
 func (c *Conn) rowsOptions(o QueryOptions) rows.Options {

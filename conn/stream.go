@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/spannerfast/spannerfast/internal/wire"
+	"github.com/spannerfast/spannerfast/rows"
 )
 
 const executeStreamingSQL = "/google.spanner.v1.Spanner/ExecuteStreamingSql"
@@ -32,12 +33,12 @@ type grpcStream struct {
 	frames *frameSlab
 }
 
-// frameSlab holds the first frames of a query in the query's own
+// frameSlab holds the first frame of a query in the query's own
 // allocation: a short result (a point read is one message and the end of
-// the stream) needs no frame allocations. Frames are never reused: each
+// the stream) needs no frame allocation. Frames are never reused: each
 // slot is handed out once.
 type frameSlab struct {
-	slots [2]wire.Frame
+	slots [1]wire.Frame
 	used  int
 }
 
@@ -71,6 +72,12 @@ func (s *grpcStream) start(ctx context.Context, cc *grpc.ClientConn, req *spanne
 	}
 	s.cs = cs
 	return nil
+}
+
+// queryRows is a streaming query's Rows and stream in one allocation.
+type queryRows struct {
+	rows   rows.Rows
+	stream queryStream
 }
 
 // queryStream is the resumable stream of one streaming query with its

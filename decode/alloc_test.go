@@ -104,6 +104,40 @@ func TestAllocsRawRow(t *testing.T) {
 			t.Errorf("poison=%v: raw row: %v allocations, want 0", poison, allocs)
 		}
 	}
+	// A fresh raw decoder's first narrow row uses the decoder's own inline
+	// slab (a point read pays no slab allocation); a wider row allocates
+	// one, and both decode right.
+	p := mustPlan(t, decode.Options{Raw: true}, fld("id", tInt64), fld("name", tString), fld("score", tFloat64),
+		fld("ok", tBool), fld("at", tTimestamp))
+	point := encRow(str("7"), str("Alice"), num(4.5), boolv(true), str("2024-02-29T12:00:00Z"))
+	dest := make([]driver.Value, 5)
+	var d *decode.RowDecoder
+	if a := testing.AllocsPerRun(100, func() {
+		d = decode.NewRowDecoder(p, false)
+		if err := d.Decode(point, dest); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 1 {
+		t.Errorf("fresh raw decoder and its first narrow row: %v allocations, want 1 (the decoder)", a)
+	}
+	if dest[0] != int64(7) || string(dest[1].([]byte)) != "Alice" || dest[2] != 4.5 || dest[3] != true {
+		t.Errorf("decoded %v", dest)
+	}
+	var fields []*spannerpb.StructType_Field
+	var vals []*structpb.Value
+	for i := range 20 {
+		fields = append(fields, fld(fmt.Sprintf("c%d", i), tInt64))
+		vals = append(vals, str(fmt.Sprint(i)))
+	}
+	wp := mustPlan(t, decode.Options{Raw: true}, fields...)
+	wrow := encRow(vals...)
+	wdest := make([]driver.Value, 20)
+	if a := testing.AllocsPerRun(100, func() { _ = decode.NewRowDecoder(wp, false).Decode(wrow, wdest) }); a != 2 {
+		t.Errorf("fresh raw decoder and a first 160-byte row: %v allocations, want 2 (the decoder and its slab)", a)
+	}
+	if wdest[19] != int64(19) {
+		t.Errorf("wide raw row decoded %v", wdest)
+	}
 }
 
 var planCacheRun int

@@ -79,18 +79,29 @@ var (
 // returns the Rows. A query that fails on the server fails here, so the error
 // reaches QueryContext rather than the first Next. On error s is closed.
 func Open(s Stream, o Options) (*Rows, error) {
-	r := &Rows{stream: s, opts: o}
+	r := new(Rows)
+	if err := r.Init(s, o); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Init is Open for a Rows in memory the caller provides (inside the object
+// of the query it reads, one allocation less per query). r must be zero;
+// after an error it must not be used.
+func (r *Rows) Init(s Stream, o Options) error {
+	*r = Rows{stream: s, opts: o}
 	f, err := s.Recv()
 	if err == io.EOF {
 		err = status.Error(codes.Internal, "spannerfast: result stream ended before its metadata")
 	}
 	if err != nil {
 		s.Close()
-		return nil, err
+		return err
 	}
 	if err := r.load(f); err != nil {
 		r.Close()
-		return nil, err
+		return err
 	}
 	md, err := decode.ParseMetadata(r.merger.Message().Metadata)
 	if err == nil && md.RowType == nil {
@@ -102,7 +113,7 @@ func Open(s Stream, o Options) (*Rows, error) {
 	}
 	if err != nil {
 		r.Close()
-		return nil, err
+		return err
 	}
 	r.txID = append([]byte(nil), md.TransactionID...)
 	if o.Checksum != nil {
@@ -115,7 +126,7 @@ func Open(s Stream, o Options) (*Rows, error) {
 	} else {
 		r.row = make([][]byte, n)
 	}
-	return r, nil
+	return nil
 }
 
 // load makes f the current frame; the previous one stays held until no value
