@@ -3,13 +3,14 @@ package wire
 import (
 	"fmt"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 )
 
-// StreamCodec marshals requests with the standard protobuf codec and receives
-// responses as Frames, keeping gRPC's receive buffer instead of unmarshalling.
+// StreamCodec marshals requests (ExecuteSqlRequest with AppendExecuteSQL,
+// others with the standard protobuf encoder) and receives responses as Frames, keeping gRPC's receive buffer instead of unmarshalling.
 // Use it per call with grpc.ForceCodecV2(wire.StreamCodec{}).
 type StreamCodec struct{}
 
@@ -34,7 +35,13 @@ func (StreamCodec) Marshal(v any) (mem.BufferSlice, error) {
 	}
 	pool := mem.DefaultBufferPool()
 	buf := pool.Get(requestBufferSize)
-	b, err := proto.MarshalOptions{}.MarshalAppend((*buf)[:0], m)
+	var b []byte
+	var err error
+	if r, ok := m.(*spannerpb.ExecuteSqlRequest); ok {
+		b, err = AppendExecuteSQL((*buf)[:0], r)
+	} else {
+		b, err = proto.MarshalOptions{}.MarshalAppend((*buf)[:0], m)
+	}
 	switch {
 	case err != nil:
 		pool.Put(buf)
