@@ -33,12 +33,13 @@ type grpcStream struct {
 	frames *frameSlab
 }
 
-// frameSlab holds the first frame of a query in the query's own
-// allocation: a short result (a point read is one message and the end of
-// the stream) needs no frame allocation. Frames are never reused: each
+// frameSlab holds the first frames of a query in the query's own
+// allocation: a short result needs no frame allocation. A point read is one
+// message and then the end of the stream, which needs a frame to receive
+// into too unless the message was marked last. Frames are never reused: each
 // slot is handed out once.
 type frameSlab struct {
-	slots [1]wire.Frame
+	slots [2]wire.Frame
 	used  int
 }
 

@@ -21,3 +21,6 @@ func PlanCached(rowType []byte, o Options) bool {
 	defer c.mu.RUnlock()
 	return c.m[string(rowType)] != nil
 }
+
+// ParseDecimalInt64 exposes the INT64 text parser to the fuzz test.
+func ParseDecimalInt64(s []byte) (int64, bool) { return parseDecimalInt64(s) }

@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"encoding/binary"
 	"errors"
+	"strconv"
 	"testing"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -506,4 +507,21 @@ func rawToSafe(t *spannerpb.Type, o decode.Options, v driver.Value) driver.Value
 		}
 	}
 	return v
+}
+
+// FuzzParseDecimalInt64 holds the INT64 text parser to strconv.ParseInt.
+func FuzzParseDecimalInt64(f *testing.F) {
+	for _, s := range []string{"0", "-0", "+7", "12345678", "123456789", "9223372036854775807", "-9223372036854775808",
+		"9223372036854775808", "-9223372036854775809", "18446744073709551615", "99999999999999999999",
+		"00000000000000000000001", "1234567/", "12345678:", "", "-", "1e3", " 1", "１"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, s []byte) {
+		got, ok := decode.ParseDecimalInt64(s)
+		want, err := strconv.ParseInt(string(s), 10, 64)
+		wantOK := err == nil && len(s) <= 20
+		if ok != wantOK || (ok && got != want) {
+			t.Fatalf("%q: got %d, %v; strconv %d, %v", s, got, ok, want, err)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package decode
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"math"
 	"math/big"
 	"time"
@@ -36,7 +37,9 @@ func parseInt64(v Value) (int64, error) {
 }
 
 // parseDecimalInt64 is strconv.ParseInt(s, 10, 64) without the string
-// conversion and the error allocation on the hot path.
+// conversion and the error allocation on the hot path. Up to 19 digits
+// (every int64) are read eight at a time: they cannot overflow a uint64,
+// so the range is checked once at the end.
 func parseDecimalInt64(s []byte) (int64, bool) {
 	if len(s) == 0 || len(s) > 20 {
 		return 0, false
@@ -48,17 +51,43 @@ func parseDecimalInt64(s []byte) (int64, bool) {
 			return 0, false
 		}
 	}
+	if len(s) > 19 {
+		return parseLongDecimal(s, neg)
+	}
 	var u uint64
+	for len(s) >= 8 {
+		chunk := binary.LittleEndian.Uint64(s)
+		if !eightDigits(chunk) {
+			return 0, false
+		}
+		u = u*100_000_000 + eightDigitsValue(chunk)
+		s = s[8:]
+	}
 	for _, c := range s {
 		d := c - '0'
 		if d > 9 {
 			return 0, false
 		}
-		if u > (math.MaxUint64-9)/10 {
+		u = u*10 + uint64(d)
+	}
+	return signedInt64(u, neg)
+}
+
+// parseLongDecimal reads more than 19 digits (leading zeros), one at a time
+// with an overflow check.
+func parseLongDecimal(s []byte, neg bool) (int64, bool) {
+	var u uint64
+	for _, c := range s {
+		d := c - '0'
+		if d > 9 || u > (math.MaxUint64-9)/10 {
 			return 0, false
 		}
 		u = u*10 + uint64(d)
 	}
+	return signedInt64(u, neg)
+}
+
+func signedInt64(u uint64, neg bool) (int64, bool) {
 	if neg {
 		if u > 1<<63 {
 			return 0, false
@@ -69,6 +98,23 @@ func parseDecimalInt64(s []byte) (int64, bool) {
 		return 0, false
 	}
 	return int64(u), true
+}
+
+// eightDigits reports whether the eight bytes of chunk (little-endian) are
+// all ASCII digits: each byte is 0x3? and stays 0x3? when 6 is added.
+func eightDigits(chunk uint64) bool {
+	const hi, threes, sixes = 0xF0F0F0F0F0F0F0F0, 0x3030303030303030, 0x0606060606060606
+	return chunk&hi == threes && (chunk+sixes)&hi == threes
+}
+
+// eightDigitsValue is the number written by eight ASCII digits, the first
+// in the lowest byte: adjacent digits are combined pairwise, then the
+// pairs, then the quadruples, each step one multiply.
+func eightDigitsValue(chunk uint64) uint64 {
+	v := chunk & 0x0F0F0F0F0F0F0F0F
+	v = (v * (10<<8 + 1)) >> 8
+	v = ((v & 0x00FF00FF00FF00FF) * (100<<16 + 1)) >> 16
+	return ((v & 0x0000FFFF0000FFFF) * (10000<<32 + 1)) >> 32
 }
 
 func parseFloat64(v Value) (float64, error) {
