@@ -102,8 +102,10 @@ func (s Staleness) normalized() Staleness {
 	return s
 }
 
-// Equal reports whether s and o are the same bound.
-func (s Staleness) Equal(o Staleness) bool { return s.normalized() == o.normalized() }
+// Equal reports whether s and o are the same bound. Identical values, the
+// common case (a connection's bound compared with itself on every query),
+// skip normalizing.
+func (s Staleness) Equal(o Staleness) bool { return s == o || s.normalized() == o.normalized() }
 
 // ReadOnly returns the read-only transaction options for s. The caller may
 // set ReturnReadTimestamp on the result.
