@@ -525,3 +525,20 @@ func TestRandomResultSets(t *testing.T) {
 		}
 	}
 }
+
+// TestDateIntoString: DATE is a civil.Date, which database/sql cannot
+// convert into a string (as with go-sql-spanner, README "Values"); the
+// error names the types, and a STRING cast of the column is the way to
+// text.
+func TestDateIntoString(t *testing.T) {
+	for _, raw := range []bool{false, true} {
+		p := mustPlan(t, decode.Options{Raw: raw}, fld("d", tDate))
+		d := decode.NewRowDecoder(p, false)
+		in := enc(str("2024-02-29"))
+		var s string
+		err := sqlScan(1, func(dv []driver.Value) error { return d.Decode([][]byte{in}, dv) }, &s)
+		if err == nil || !strings.Contains(err.Error(), "civil.Date") {
+			t.Errorf("raw=%v: DATE into *string: %v, want database/sql's conversion error naming civil.Date", raw, err)
+		}
+	}
+}
