@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"sync/atomic"
+	"time"
 
 	"github.com/spannerfast/spannerfast/internal/wire"
 )
@@ -65,6 +67,9 @@ type resumableStream struct {
 	backoff      backoff
 	closed       bool
 	sleep        sleepFunc
+	// detached: the call ended with a message marked last and a goroutine
+	// reads its end (drainAfterLast), which owns cancel from then on.
+	detached atomic.Bool
 }
 
 // newResumableStream returns a stream whose attempts open runs with ctx;
@@ -82,8 +87,13 @@ func (s *resumableStream) init(ctx context.Context, cancel context.CancelFunc, o
 	s.pending, s.ready = s.pendingBuf[:0], s.readyBuf[:0]
 }
 
-// Cancel aborts the query from any goroutine.
-func (s *resumableStream) Cancel() { s.cancel() }
+// Cancel aborts the query from any goroutine. A call that already ended
+// with a message marked last is left to end normally.
+func (s *resumableStream) Cancel() {
+	if !s.detached.Load() {
+		s.cancel()
+	}
+}
 
 // Recv returns the next covered frame.
 func (s *resumableStream) Recv() (*wire.Frame, error) {
@@ -144,10 +154,11 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 	s.pending = append(s.pending, f)
 	s.pendingBytes += int64(len(f.Data))
 	if f.Msg.Last {
-		// Nothing follows: stop reading. The trailers are usually in
-		// already; Close cancels the call only if they are not.
+		// Nothing follows: the rows are complete now, without waiting
+		// for the call's status.
 		s.flushPending()
 		s.done, s.finalErr = true, io.EOF
+		s.drainAfterLast()
 		return nil
 	}
 	switch {
@@ -171,6 +182,40 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 		s.flushPending()
 	}
 	return nil
+}
+
+// lastDrainLimit bounds the wait for the status behind a message marked
+// last, against a server that never sends it.
+const lastDrainLimit = time.Minute
+
+// drainAfterLast hands the current attempt, whose server marked the
+// message just read as the last, to a goroutine that reads the end of the
+// call (the status the server sends right behind it) and then releases the
+// call's context. The rows need not wait for that status, and the call
+// ends normally on the server instead of as cancelled, which server-side
+// monitoring would count; the official client ends such calls the same
+// way. Whatever arrives after the last message is dropped.
+func (s *resumableStream) drainAfterLast() {
+	src := s.src
+	if src == nil {
+		return
+	}
+	s.src = nil
+	s.detached.Store(true)
+	go drainAttempt(src, s.cancel)
+}
+
+func drainAttempt(src frameSource, cancel context.CancelFunc) {
+	limit := time.AfterFunc(lastDrainLimit, cancel)
+	for {
+		f, err := src.Recv()
+		if err != nil {
+			break
+		}
+		f.Release(false)
+	}
+	limit.Stop()
+	cancel()
 }
 
 func (s *resumableStream) flushPending() {
@@ -228,7 +273,7 @@ func (s *resumableStream) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.cancel()
+	s.Cancel()
 	if s.src != nil {
 		s.src.Close()
 	}

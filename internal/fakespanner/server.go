@@ -45,6 +45,30 @@ type Server struct {
 	commitRetries int
 	admin         *admin         // database admin and operations services (admin.go)
 	parts         partitionState // partitions.go
+	streams       StreamOutcomes
+}
+
+// StreamOutcomes counts how ExecuteStreamingSql calls ended on the server.
+type StreamOutcomes struct {
+	Ended     int // handlers that returned
+	Cancelled int // of those, calls the client had cancelled by then
+}
+
+// StreamOutcomes returns the counts so far.
+func (s *Server) StreamOutcomes() StreamOutcomes {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streams
+}
+
+// countStreamEnd records how a streaming call ended.
+func (s *Server) countStreamEnd(ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.streams.Ended++
+	if errors.Is(ctx.Err(), context.Canceled) {
+		s.streams.Cancelled++
+	}
 }
 
 // Request is one recorded RPC request.
