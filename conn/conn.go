@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -46,6 +47,11 @@ type Conn struct {
 
 	nextTxn *TxnOptions   // the next transaction's options (SetNextTxnOptions)
 	stmtReq *QueryOptions // request fields of the running statement's options (execoptions.go)
+
+	// spareCtx is the context of a query whose call ended normally, for
+	// the next query made with the same caller context (streamctx.go).
+	// Atomic: a read-ahead or draining goroutine hands it back.
+	spareCtx atomic.Pointer[reusableContext]
 }
 
 var (
@@ -138,32 +144,43 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 		}
 		return &valueRows{done: true}, nil
 	}
+	if c.tx == nil && st.kind != kindDML {
+		return c.queryAutocommit(ctx, st, args, tag, opts)
+	}
 	req, err := c.requestFor(ctx, st, args)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case c.tx != nil:
+	if c.tx != nil {
 		if err := c.setDirectedRead(req, c.tx.readOnly); err != nil {
 			return nil, err
 		}
 		req.RequestOptions = c.tx.requestOptions(tag)
 		return c.txQuery(ctx, c.tx, req, opts)
-	case st.kind == kindDML:
-		if err := c.refuseDirectedRead(); err != nil {
-			return nil, err
-		}
-		ctx, cancel := c.statementContext(ctx)
-		defer cancel() // the result is buffered and committed before returning
-		req.RequestOptions = c.requestOptions(tag)
-		return c.queryAutocommitDML(ctx, req, opts)
+	}
+	if err := c.refuseDirectedRead(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.statementContext(ctx)
+	defer cancel() // the result is buffered and committed before returning
+	req.RequestOptions = c.requestOptions(tag)
+	return c.queryAutocommitDML(ctx, req, opts)
+}
+
+// queryAutocommit runs a query in a single-use read-only transaction. Its
+// request is built inside the query's own allocation (queryRows).
+func (c *Conn) queryAutocommit(ctx context.Context, st statement, args []driver.NamedValue, tag string, opts QueryOptions) (driver.Rows, error) {
+	qr := new(queryRows)
+	req := &qr.req
+	if err := c.fillRequest(ctx, st, args, req); err != nil {
+		return nil, err
 	}
 	if err := c.setDirectedRead(req, true); err != nil {
 		return nil, err
 	}
 	req.Transaction = c.singleUseReadOnly()
 	req.RequestOptions = c.requestOptions(tag)
-	r, err := c.stream(ctx, req, false, c.rowsOptions(opts))
+	r, err := c.streamIn(ctx, qr, req, false, c.rowsOptions(opts))
 	if isSessionNotFound(err) {
 		// The server lost the session (it never does so silently for a
 		// live multiplexed session, but it may after a long idle or a
@@ -195,23 +212,27 @@ func (c *Conn) request(ctx context.Context, query string, args []driver.NamedVal
 
 // requestFor is request for a statement already parsed.
 func (c *Conn) requestFor(ctx context.Context, st statement, args []driver.NamedValue) (*spannerpb.ExecuteSqlRequest, error) {
+	req := new(spannerpb.ExecuteSqlRequest)
+	if err := c.fillRequest(ctx, st, args, req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// fillRequest is requestFor into req, which must be zero.
+func (c *Conn) fillRequest(ctx context.Context, st statement, args []driver.NamedValue, req *spannerpb.ExecuteSqlRequest) error {
 	sql, params, types, err := bindParams(stmtParams{sql: st.sql, names: st.params}, args)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	session, err := c.client.Session(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	req := &spannerpb.ExecuteSqlRequest{
-		Session:      session,
-		Sql:          sql,
-		Params:       params,
-		ParamTypes:   types,
-		QueryOptions: c.queryOptions(),
-	}
+	req.Session, req.Sql, req.Params, req.ParamTypes = session, sql, params, types
+	req.QueryOptions = c.queryOptions()
 	c.stmtReq.applyTo(req)
-	return req, nil
+	return nil
 }
 
 // isSessionNotFound reports Spanner's "Session not found" error.
@@ -225,20 +246,27 @@ func isSessionNotFound(err error) bool {
 // first response or mid-stream, are retried with backoff until ctx (with
 // statement_timeout) ends.
 func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, error) {
-	qr := new(queryRows)
+	return c.streamIn(ctx, new(queryRows), req, leader, ro)
+}
+
+// streamIn is stream in qr, which must be new.
+func (c *Conn) streamIn(ctx context.Context, qr *queryRows, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, error) {
 	q := &qr.stream
 	*q = queryStream{client: c.client, req: req}
-	ctx = c.client.streamContext(ctx, &q.md, req.Session, leader)
-	var cancel context.CancelFunc
 	if c.cfg.StatementTimeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.StatementTimeout)
+		// A deadline of its own each time: nothing to reuse.
+		tctx, cancel := context.WithTimeout(ctx, c.cfg.StatementTimeout)
+		q.ctx = &reusableContext{parent: ctx, ctx: tctx, cancel: cancel}
 	} else {
-		ctx, cancel = context.WithCancel(ctx)
+		q.ctx, q.owner = c.takeStreamContext(ctx), c
 	}
-	q.init(ctx, cancel, q, c.cfg.MaxBufferedBytes)
+	// The metadata go on top, so that the cancellable context below them
+	// depends on the caller's context only.
+	callCtx := c.client.streamContext(q.ctx.ctx, &q.md, req.Session, leader)
+	q.init(callCtx, q, q, c.cfg.MaxBufferedBytes)
 	// Init reads the first response, so opening the call and its transient
 	// failures happen (and are retried) in there; on error it closes the
-	// stream, which cancels ctx.
+	// stream, which cancels the call.
 	if err := qr.rows.Init(q, ro); err != nil {
 		return nil, err
 	}
@@ -455,5 +483,6 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 // the connector and stay open.
 func (c *Conn) Close() error {
 	c.closed = true
+	c.dropStreamContext()
 	return nil
 }

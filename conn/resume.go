@@ -48,7 +48,7 @@ func (f openFunc) open(ctx context.Context, resumeToken []byte) (frameSource, er
 // grows until an attempt makes progress (a new resume token).
 type resumableStream struct {
 	ctx         context.Context
-	cancel      context.CancelFunc
+	call        callControl
 	open        opener
 	src         frameSource // nil: the next Recv opens an attempt
 	maxBuffered int64
@@ -68,22 +68,41 @@ type resumableStream struct {
 	closed       bool
 	sleep        sleepFunc
 	// detached: the call ended with a message marked last and a goroutine
-	// reads its end (drainAfterLast), which owns cancel from then on.
+	// reads its end (drainAfterLast), which owns call from then on.
 	detached atomic.Bool
 }
+
+// callControl ends the call a resumableStream reads, whose attempts all
+// run under one context. An interface rather than a CancelFunc so that a
+// streaming query can hand its context back for reuse once the call ended
+// normally (queryStream, streamctx.go).
+type callControl interface {
+	// cancel aborts the call, from any goroutine; calling it again, or
+	// after ended, does nothing.
+	cancel()
+	// ended says the call was read to its end: no attempt is running and
+	// none will start.
+	ended()
+}
+
+// cancelOnly is the callControl of a context that is never reused.
+type cancelOnly context.CancelFunc
+
+func (f cancelOnly) cancel() { f() }
+func (f cancelOnly) ended()  { f() }
 
 // newResumableStream returns a stream whose attempts open runs with ctx;
 // cancel cancels ctx and so every attempt. Nothing is sent before the first
 // Recv.
 func newResumableStream(ctx context.Context, cancel context.CancelFunc, open opener, maxBuffered int64) *resumableStream {
 	s := new(resumableStream)
-	s.init(ctx, cancel, open, maxBuffered)
+	s.init(ctx, cancelOnly(cancel), open, maxBuffered)
 	return s
 }
 
 // init is newResumableStream for a stream embedded in a bigger object.
-func (s *resumableStream) init(ctx context.Context, cancel context.CancelFunc, open opener, maxBuffered int64) {
-	*s = resumableStream{ctx: ctx, cancel: cancel, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
+func (s *resumableStream) init(ctx context.Context, call callControl, open opener, maxBuffered int64) {
+	*s = resumableStream{ctx: ctx, call: call, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
 	s.pending, s.ready = s.pendingBuf[:0], s.readyBuf[:0]
 }
 
@@ -91,7 +110,7 @@ func (s *resumableStream) init(ctx context.Context, cancel context.CancelFunc, o
 // with a message marked last is left to end normally.
 func (s *resumableStream) Cancel() {
 	if !s.detached.Load() {
-		s.cancel()
+		s.call.cancel()
 	}
 }
 
@@ -139,6 +158,9 @@ func (s *resumableStream) fill() error {
 		err = s.backoff.final(s.ctx, err)
 	}
 	s.end(err)
+	if err == io.EOF {
+		s.call.ended()
+	}
 	s.flushPending()
 	return nil
 }
@@ -147,7 +169,7 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 	if err := f.Scan(); err != nil {
 		f.Release(false)
 		s.done, s.finalErr = true, err
-		s.cancel() // the attempt is still running
+		s.call.cancel() // the attempt is still running
 		s.flushPending()
 		return nil
 	}
@@ -202,20 +224,26 @@ func (s *resumableStream) drainAfterLast() {
 	}
 	s.src = nil
 	s.detached.Store(true)
-	go drainAttempt(src, s.cancel)
+	go drainAttempt(src, s.call)
 }
 
-func drainAttempt(src frameSource, cancel context.CancelFunc) {
-	limit := time.AfterFunc(lastDrainLimit, cancel)
-	for {
-		f, err := src.Recv()
-		if err != nil {
-			break
+// drainAttempt reads src to its end, then reports the call ended (its
+// context may be reused) or, when the time limit or an error came first,
+// cancels it.
+func drainAttempt(src frameSource, call callControl) {
+	limit := time.AfterFunc(lastDrainLimit, call.cancel)
+	var err error
+	for err == nil {
+		var f *wire.Frame
+		if f, err = src.Recv(); err == nil {
+			f.Release(false)
 		}
-		f.Release(false)
 	}
-	limit.Stop()
-	cancel()
+	if limit.Stop() && err == io.EOF {
+		call.ended()
+		return
+	}
+	call.cancel()
 }
 
 func (s *resumableStream) flushPending() {

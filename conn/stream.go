@@ -2,6 +2,7 @@ package conn
 
 import (
 	"context"
+	"sync/atomic"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
@@ -75,10 +76,12 @@ func (s *grpcStream) start(ctx context.Context, cc *grpc.ClientConn, req *spanne
 	return nil
 }
 
-// queryRows is a streaming query's Rows and stream in one allocation.
+// queryRows is a streaming query's Rows and stream in one allocation, with
+// its request when the query builds it in place (queryAutocommit).
 type queryRows struct {
 	rows   rows.Rows
 	stream queryStream
+	req    spannerpb.ExecuteSqlRequest
 }
 
 // queryStream is the resumable stream of one streaming query with its
@@ -90,6 +93,10 @@ type queryStream struct {
 	attempt grpcStream
 	frames  frameSlab
 	md      mdContext // the caller's context with the session's metadata
+
+	ctx      *reusableContext // the call's context (streamctx.go)
+	owner    *Conn            // takes ctx back after a normal end; nil: not reusable
+	ctxState atomic.Int32
 }
 
 // open starts an attempt that continues after token: the request is copied

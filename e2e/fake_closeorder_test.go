@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -19,17 +20,29 @@ import (
 // next query's call, and cancelling the caller's context ends a running
 // query.
 func TestQueryCloseOrder(t *testing.T) {
+	// Each result ends either with the end of the stream or with a message
+	// marked last=true (as Spanner marks it), whose call ends in the
+	// background.
+	for _, last := range []bool{false, true} {
+		t.Run(fmt.Sprintf("last=%v", last), func(t *testing.T) { testQueryCloseOrder(t, last) })
+	}
+}
+
+func testQueryCloseOrder(t *testing.T, last bool) {
 	const hanging = "SELECT SingerId, FirstName, LastName, Rating, Active FROM Singers WHERE SingerId = 2"
 	s := fakespanner.Start(t)
-	s.AddResult(pointQuery, pointResult())
+	point := pointResult()
+	point.Split = fakespanner.SplitOptions{Last: last}
+	s.AddResult(pointQuery, point)
 	h := pointResult()
+	h.Split = fakespanner.SplitOptions{MaxValues: 5}
 	h.Faults = []fakespanner.Fault{{AfterMessage: 1, Hang: true, Times: -1}}
 	s.AddResult(hanging, h)
 	// slow sends its second row 50 ms after the first.
 	const slow = "SELECT SingerId, FirstName, LastName, Rating, Active FROM Singers WHERE SingerId < 3"
 	sl := pointResult()
 	sl.ResultSet.Rows = append(sl.ResultSet.Rows, sl.ResultSet.Rows[0])
-	sl.Split = fakespanner.SplitOptions{MaxValues: 5}
+	sl.Split = fakespanner.SplitOptions{MaxValues: 5, Last: last}
 	sl.Faults = []fakespanner.Fault{{AfterMessage: 1, Delay: 50 * time.Millisecond, Times: -1}}
 	s.AddResult(slow, sl)
 	// three is three rows in three messages: reading two starts the
@@ -37,7 +50,7 @@ func TestQueryCloseOrder(t *testing.T) {
 	const three = "SELECT SingerId, FirstName, LastName, Rating, Active FROM Singers WHERE SingerId < 4"
 	th := pointResult()
 	th.ResultSet.Rows = append(th.ResultSet.Rows, th.ResultSet.Rows[0], th.ResultSet.Rows[0])
-	th.Split = fakespanner.SplitOptions{MaxValues: 5}
+	th.Split = fakespanner.SplitOptions{MaxValues: 5, Last: last}
 	s.AddResult(three, th)
 	for _, prefetch := range []string{"prefetch_messages=1", "prefetch_messages=64"} {
 		t.Run(prefetch, func(t *testing.T) {
