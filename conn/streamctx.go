@@ -38,18 +38,26 @@ const (
 	ctxReturned         // the call ended normally; handed back to the connection
 )
 
+// connClosed is the spare slot's value once the connection is closed: a
+// call that ends after that (a draining or read-ahead goroutine) cancels
+// its context instead of leaving it registered under the caller's.
+var connClosed = new(reusableContext)
+
 // takeStreamContext returns a cancellable context derived from parent: the
 // connection's spare one when it was made from this very parent and is
 // still live, else a new one (in the spare's struct when there is one).
 func (c *Conn) takeStreamContext(parent context.Context) *reusableContext {
 	rc := c.spareCtx.Swap(nil)
-	if rc != nil {
-		if sameContext(rc.parent, parent) && rc.ctx.Err() == nil {
-			return rc
-		}
-		rc.cancel() // made for another caller context: unregister it there
-	} else {
+	switch {
+	case rc == connClosed:
+		c.spareCtx.Store(connClosed)
 		rc = new(reusableContext)
+	case rc == nil:
+		rc = new(reusableContext)
+	case sameContext(rc.parent, parent) && rc.ctx.Err() == nil:
+		return rc
+	default:
+		rc.cancel() // made for another caller context: unregister it there
 	}
 	rc.parent = parent
 	rc.ctx, rc.cancel = context.WithCancel(parent)
@@ -57,16 +65,27 @@ func (c *Conn) takeStreamContext(parent context.Context) *reusableContext {
 }
 
 // putStreamContext keeps rc for the next query; the spare it replaces is
-// cancelled.
+// cancelled, and so is rc when the connection is closed.
 func (c *Conn) putStreamContext(rc *reusableContext) {
-	if old := c.spareCtx.Swap(rc); old != nil {
-		old.cancel()
+	for {
+		old := c.spareCtx.Load()
+		if old == connClosed {
+			rc.cancel()
+			return
+		}
+		if c.spareCtx.CompareAndSwap(old, rc) {
+			if old != nil {
+				old.cancel()
+			}
+			return
+		}
 	}
 }
 
-// dropStreamContext cancels the spare context (Conn.Close).
+// dropStreamContext cancels the spare context and keeps the connection
+// from holding another (Conn.Close).
 func (c *Conn) dropStreamContext() {
-	if rc := c.spareCtx.Swap(nil); rc != nil {
+	if rc := c.spareCtx.Swap(connClosed); rc != nil && rc != connClosed {
 		rc.cancel()
 	}
 }

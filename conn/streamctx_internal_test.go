@@ -193,3 +193,21 @@ func TestDrainAttempt(t *testing.T) {
 		}
 	}
 }
+
+// A call that ends after its connection closed (a draining goroutine is
+// late) cancels its context instead of leaving it kept, and so registered
+// under the caller's context, by a closed connection.
+func TestStreamContextAfterClose(t *testing.T) {
+	c := &Conn{}
+	parent, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	q := liveQuery(c, parent)
+	c.Close()
+	q.ended()
+	if q.ctx.ctx.Err() == nil {
+		t.Fatal("a context handed back to a closed connection was kept live")
+	}
+	if q2 := liveQuery(c, parent); q2.ctx.ctx.Err() != nil {
+		t.Fatal("a query on a closed connection got a cancelled context")
+	}
+}
