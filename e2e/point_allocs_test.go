@@ -49,27 +49,8 @@ func TestPointQueryAllocations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var (
-			id          int64
-			first, last string
-			rating      float64
-			active      bool
-		)
-		query := func() {
-			rows, err := c.QueryContext(ctx, pointQuery)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rows.Next() {
-				if err := rows.Scan(&id, &first, &last, &rating, &active); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := rows.Close(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		got := testing.AllocsPerRun(300, query)
+		var dest pointRow
+		got := testing.AllocsPerRun(300, func() { dest.read(t, ctx, c) })
 		t.Logf("%s: %.1f allocations per point query, transport floor %.1f (+%.1f)", mode, got, floor, got-floor)
 		if got-floor > pointAllocBudget {
 			t.Errorf("%s: %.1f allocations per point query, %.1f above the transport floor's %.1f; the budget is %d",
