@@ -248,3 +248,17 @@ func BenchmarkEncodeRequest(b *testing.B) {
 		}
 	})
 }
+
+// TestAppendExecuteSQLAllocs: encoding a point read's request into a buffer
+// with room allocates nothing (README "Performance").
+func TestAppendExecuteSQLAllocs(t *testing.T) {
+	req := pointRequest()
+	buf := make([]byte, 0, requestBufferSize)
+	if a := testing.AllocsPerRun(100, func() {
+		if _, err := AppendExecuteSQL(buf[:0], req); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Errorf("%v allocations per request, want 0", a)
+	}
+}
