@@ -3,10 +3,8 @@ package e2e
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -16,17 +14,20 @@ import (
 
 	_ "github.com/spannerfast/spannerfast/driver"
 	"github.com/spannerfast/spannerfast/internal/embedded"
+	"github.com/spannerfast/spannerfast/internal/emulatortest"
 )
 
-// allTypesDDL covers every type spannertest can store and return.
+// allTypesDDL covers every type spannertest can store and return. The
+// string and timestamp arrays are ASs and ATs: AS and AT are reserved words
+// in GoogleSQL (the emulator rejects them; spannertest does not).
 const allTypesDDL = `CREATE TABLE AllTypes (
 	Id INT64 NOT NULL,
 	B BOOL, I INT64, F FLOAT64, S STRING(MAX), Y BYTES(MAX), D DATE, T TIMESTAMP,
-	AB ARRAY<BOOL>, AI ARRAY<INT64>, AF ARRAY<FLOAT64>, AS ARRAY<STRING(MAX)>,
-	AY ARRAY<BYTES(MAX)>, AD ARRAY<DATE>, AT ARRAY<TIMESTAMP>
+	AB ARRAY<BOOL>, AI ARRAY<INT64>, AF ARRAY<FLOAT64>, ASs ARRAY<STRING(MAX)>,
+	AY ARRAY<BYTES(MAX)>, AD ARRAY<DATE>, ATs ARRAY<TIMESTAMP>
 ) PRIMARY KEY (Id)`
 
-var allTypesColumns = []string{"Id", "B", "I", "F", "S", "Y", "D", "T", "AB", "AI", "AF", "AS", "AY", "AD", "AT"}
+var allTypesColumns = []string{"Id", "B", "I", "F", "S", "Y", "D", "T", "AB", "AI", "AF", "ASs", "AY", "AD", "ATs"}
 
 // allTypesRow is one row as the application scans it.
 type allTypesRow struct {
@@ -196,7 +197,7 @@ func loadAllTypes(ctx context.Context, t *testing.T, target embedded.Target, n i
 
 func readAllTypes(ctx context.Context, t *testing.T, db *sql.DB) []allTypesRow {
 	t.Helper()
-	rows, err := db.QueryContext(ctx, "SELECT Id, B, I, F, S, Y, D, T, AB, AI, AF, AS, AY, AD, AT FROM AllTypes ORDER BY Id")
+	rows, err := db.QueryContext(ctx, "SELECT Id, B, I, F, S, Y, D, T, AB, AI, AF, ASs, AY, AD, ATs FROM AllTypes ORDER BY Id")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,22 +269,18 @@ func TestAllTypesSpannertest(t *testing.T) {
 }
 
 func TestAllTypesEmulator(t *testing.T) {
-	host := os.Getenv("SPANNER_EMULATOR_HOST")
-	if host == "" {
-		t.Skip("SPANNER_EMULATOR_HOST is not set: skipping the emulator end-to-end run")
-	}
 	ctx := context.Background()
-	dbName := fmt.Sprintf("e2e%d", time.Now().UnixNano()%1_000_000)
-	dsnString := fmt.Sprintf("%s/projects/e2e/instances/e2e/databases/%s;autoConfigEmulator=true", host, dbName)
-	db, err := sql.Open("spannerfast", dsnString)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.PingContext(ctx); err != nil {
-		t.Fatal(err)
-	}
-	target := embedded.Target{Endpoint: host, PlainText: true, Database: "projects/e2e/instances/e2e/databases/" + dbName}
+	edb := emulatortest.NewDatabase(t)
+	target := embedded.Target{Endpoint: edb.Endpoint, PlainText: true, Database: edb.Path()}
 	want := loadAllTypes(ctx, t, target, 300)
-	compareRows(t, readAllTypes(ctx, t, db), want)
+	for _, mode := range []string{"rawDecode=false", "rawDecode=true"} {
+		t.Run(mode, func(t *testing.T) {
+			db, err := sql.Open("spannerfast", edb.DSN(mode))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			compareRows(t, readAllTypes(ctx, t, db), want)
+		})
+	}
 }

@@ -1,0 +1,116 @@
+package emulatortest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("EMULATORTEST_CHILD") != "" {
+		child()
+		return
+	}
+	os.Exit(Main(m))
+}
+
+// child starts an emulator, prints its endpoint and blocks until killed.
+func child() {
+	emu.mu.Lock()
+	ep, err := endpointLocked()
+	emu.mu.Unlock()
+	if err != nil || ep == "" {
+		fmt.Println("ERROR", err, emu.skip)
+		os.Exit(1)
+	}
+	fmt.Println("ENDPOINT", ep)
+	select {}
+}
+
+func TestNewDatabaseDialects(t *testing.T) {
+	ctx := context.Background()
+	g := NewDatabase(t, WithDDL("CREATE TABLE T (K INT64 NOT NULL, V STRING(MAX)) PRIMARY KEY (K)"))
+	p := NewDatabase(t, WithDialect(PostgreSQL), WithDDL("CREATE TABLE t (k bigint primary key, v varchar)"))
+	if g.ID == p.ID || len(g.ID) > 30 || len(p.ID) > 30 {
+		t.Fatalf("ids %q %q: want distinct, at most 30 characters", g.ID, p.ID)
+	}
+	// The emulator leaves GetDatabase's dialect unset; each DDL above is
+	// valid in its own dialect only, so its acceptance shows the dialect.
+	for _, c := range []struct {
+		db    *Database
+		table string
+	}{{g, "CREATE TABLE T"}, {p, "CREATE TABLE t"}} {
+		ddl, err := emu.dbAdmin.GetDatabaseDdl(ctx, &databasepb.GetDatabaseDdlRequest{Database: c.db.Path()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ddl.Statements) != 1 || !strings.HasPrefix(ddl.Statements[0], c.table) {
+			t.Errorf("%s: DDL %q, want the table", c.db.ID, ddl.Statements)
+		}
+	}
+	if want := g.Endpoint + "/projects/emulatortest/instances/emulatortest/databases/" + g.ID + ";usePlainText=true;a=b"; g.DSN("a=b") != want {
+		t.Errorf("DSN %q, want %q", g.DSN("a=b"), want)
+	}
+}
+
+func TestDropAtCleanup(t *testing.T) {
+	var path string
+	t.Run("db", func(t *testing.T) { path = NewDatabase(t).Path() })
+	_, err := emu.dbAdmin.GetDatabase(context.Background(), &databasepb.GetDatabaseRequest{Name: path})
+	if err == nil {
+		t.Fatalf("%s still exists after its test ended", path)
+	}
+}
+
+// TestEmulatorDiesWithBinary kills a test binary that started an emulator
+// and checks that the emulator went with it.
+func TestEmulatorDiesWithBinary(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("parent-death signal is Linux only")
+	}
+	if os.Getenv(EmulatorHostEnv) != "" {
+		t.Skip(EmulatorHostEnv + " is set: this binary starts no emulator")
+	}
+	Endpoint(t) // skips when none is installed
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "EMULATORTEST_CHILD=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ENDPOINT ") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child: %q %v", line, err)
+	}
+	addr := strings.TrimSpace(strings.TrimPrefix(line, "ENDPOINT "))
+	if !ready(addr) {
+		t.Fatalf("child's emulator at %s is not serving", addr)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return // gone
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("the emulator at %s outlived the test binary that started it", addr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
