@@ -5,8 +5,6 @@ import (
 	"database/sql"
 
 	"cloud.google.com/go/spanner"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/conn"
 )
@@ -108,18 +106,6 @@ func BeginReadWriteTransaction(ctx context.Context, db *sql.DB, options ReadWrit
 	return beginWith(ctx, db, &sql.TxOptions{}, to)
 }
 
-// RunTransactionWithOptions is RunTransaction with spannerOptions for every
-// attempt (tag, commit options, isolation, ...).
-func RunTransactionWithOptions(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, spannerOptions spanner.TransactionOptions) error {
-	to, err := conn.TxnOptionsOf(spannerOptions)
-	if err != nil {
-		return err
-	}
-	return runTransaction(ctx, db, opts, f, func(o *sql.TxOptions) (*sql.Tx, error) {
-		return beginWith(ctx, db, o, to)
-	})
-}
-
 // beginWith begins a transaction on a connection of db after setting the
 // connection's next-transaction options to to.
 func beginWith(ctx context.Context, db *sql.DB, opts *sql.TxOptions, to conn.TxnOptions) (*sql.Tx, error) {
@@ -134,13 +120,7 @@ func beginOnConn(ctx context.Context, db *sql.DB, opts *sql.TxOptions, set func(
 	if err != nil {
 		return nil, err
 	}
-	err = c.Raw(func(dc any) error {
-		sc, ok := dc.(*conn.Conn)
-		if !ok {
-			return status.Errorf(codes.FailedPrecondition, "spannerfast: this function needs a spannerfast database, got a %T connection", dc)
-		}
-		return set(sc)
-	})
+	err = withConn(c, set)
 	var tx *sql.Tx
 	if err == nil {
 		tx, err = c.BeginTx(ctx, opts)

@@ -3,6 +3,12 @@ package driver
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"runtime/debug"
+
+	"cloud.google.com/go/spanner"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/conn"
 )
@@ -35,6 +41,32 @@ func WithBatchReadOnly(level sql.IsolationLevel) sql.IsolationLevel {
 	return sql.IsolationLevel(conn.IsolationBatchReadOnly) + level
 }
 
+// PanicError is what RunTransaction and its variants return when the
+// function they run panics: the transaction is rolled back and its
+// connection goes back to the pool, and the panic becomes this error
+// (gRPC code UNKNOWN), as go-sql-spanner turns it into an error too. The
+// transaction is not run again.
+type PanicError struct {
+	// Value is what the function panicked with (a *runtime.PanicNilError
+	// for panic(nil)).
+	Value any
+	// Stack is the panicking goroutine's stack at the recovery.
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("spannerfast: the transaction function panicked: %v", e.Value)
+}
+
+// GRPCStatus makes status.Code(err) UNKNOWN.
+func (e *PanicError) GRPCStatus() *status.Status { return status.New(codes.Unknown, e.Error()) }
+
+// Unwrap returns the panic value when it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
 // RunTransaction runs f in a read-write transaction (or read-only, as opts
 // says) and commits it. When Spanner aborts the transaction, in f or at
 // the commit, the whole function runs again in a new transaction after the
@@ -42,30 +74,106 @@ func WithBatchReadOnly(level sql.IsolationLevel) sql.IsolationLevel {
 // The driver's own replay of aborted transactions is off for these
 // transactions (f runs again instead), as with go-sql-spanner's
 // RunTransaction. f must not commit or roll back tx itself, and must be
-// safe to run more than once.
+// safe to run more than once. When f returns an error or panics the
+// transaction is rolled back; a panic comes back as a *PanicError.
 func RunTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error) error {
-	return runTransaction(ctx, db, opts, f, func(o *sql.TxOptions) (*sql.Tx, error) { return db.BeginTx(ctx, o) })
+	_, err := runTransaction(ctx, db, opts, f, nil)
+	return err
 }
 
-// runTransaction is RunTransaction with begin starting each attempt's
-// transaction (RunTransactionWithOptions sets options there).
-func runTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, begin func(*sql.TxOptions) (*sql.Tx, error)) error {
+// RunTransactionWithOptions is RunTransaction with spannerOptions for every
+// attempt (tag, commit options, isolation, ...).
+func RunTransactionWithOptions(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, spannerOptions spanner.TransactionOptions) error {
+	_, err := RunTransactionWithCommitResponse(ctx, db, opts, f, spannerOptions)
+	return err
+}
+
+// RunTransactionWithCommitResponse is RunTransactionWithOptions that also
+// returns the commit response (timestamp, and the commit statistics when
+// asked for with spannerOptions.CommitOptions.ReturnCommitStats) of the
+// attempt that committed. It is nil for a read-only transaction.
+func RunTransactionWithCommitResponse(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, spannerOptions spanner.TransactionOptions) (*spanner.CommitResponse, error) {
+	to, err := conn.TxnOptionsOf(spannerOptions)
+	if err != nil {
+		return nil, err
+	}
+	return runTransaction(ctx, db, opts, f, func(c *conn.Conn) error { return c.SetNextTxnOptions(to) })
+}
+
+// runTransaction runs the attempts; set, when not nil, prepares each
+// attempt's connection before its transaction begins.
+func runTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, set func(*conn.Conn) error) (*spanner.CommitResponse, error) {
 	var o sql.TxOptions
 	if opts != nil {
 		o = *opts
 	}
 	o.Isolation = WithDisableRetryAborts(o.Isolation)
-	return conn.RetryOnAbort(ctx, func() error { return runOnce(ctx, &o, f, begin) })
+	var resp *spanner.CommitResponse
+	err := conn.RetryOnAbort(ctx, func() error {
+		var err error
+		resp, err = runOnce(ctx, db, &o, f, set)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
-func runOnce(ctx context.Context, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, begin func(*sql.TxOptions) (*sql.Tx, error)) error {
-	tx, err := begin(opts)
+// runOnce is one attempt, on a connection of its own that goes back to db
+// whatever f does.
+func runOnce(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, set func(*conn.Conn) error) (*spanner.CommitResponse, error) {
+	c, err := db.Conn(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := f(ctx, tx); err != nil {
+	defer c.Close()
+	if set != nil {
+		if err := withConn(c, func(sc *conn.Conn) error { return set(sc) }); err != nil {
+			return nil, err
+		}
+	}
+	tx, err := c.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := protected(ctx, tx, f); err != nil {
 		_ = tx.Rollback()
-		return err
+		return nil, err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	if opts.ReadOnly {
+		return nil, nil
+	}
+	var resp *spanner.CommitResponse
+	err = withConn(c, func(sc *conn.Conn) error {
+		var err error
+		resp, err = sc.CommitResponse()
+		return err
+	})
+	return resp, err
+}
+
+// protected runs f and turns a panic in it into a *PanicError, so that the
+// caller can roll back and release the connection.
+func protected(ctx context.Context, tx *sql.Tx, f func(ctx context.Context, tx *sql.Tx) error) (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = &PanicError{Value: x, Stack: debug.Stack()}
+		}
+	}()
+	return f(ctx, tx)
+}
+
+// withConn runs f on the spannerfast connection under c.
+func withConn(c *sql.Conn, f func(*conn.Conn) error) error {
+	return c.Raw(func(dc any) error {
+		sc, ok := dc.(*conn.Conn)
+		if !ok {
+			return status.Errorf(codes.FailedPrecondition, "spannerfast: this function needs a spannerfast database, got a %T connection", dc)
+		}
+		return f(sc)
+	})
 }
