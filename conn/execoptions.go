@@ -60,8 +60,8 @@ type PartitionedQueryOptions struct {
 	AutoPartitionQuery bool
 	MaxParallelism     int
 	PartitionQuery     bool
-	// PartitionOptions: MaxPartitions is sent; PartitionBytes, a size hint
-	// that Spanner may ignore, is accepted and not sent.
+	// PartitionOptions: MaxPartitions and PartitionBytes (a size hint
+	// that Spanner may ignore) are sent.
 	PartitionOptions spanner.PartitionOptions
 	ExecutePartition ExecutePartition
 }
@@ -169,6 +169,7 @@ func (q *QueryOptions) setPartitioned(p PartitionedQueryOptions) error {
 	}
 	q.MaxParallelism = p.MaxParallelism
 	q.MaxPartitions = p.PartitionOptions.MaxPartitions
+	q.PartitionBytes = p.PartitionOptions.PartitionBytes
 	if pq := p.ExecutePartition.PartitionedQuery; pq != nil {
 		i := p.ExecutePartition.Index
 		if i < 0 || i >= len(pq.Partitions) {

@@ -29,6 +29,9 @@ type QueryOptions struct {
 	DataBoost *bool
 	// MaxPartitions, when > 0, overrides max_partitions.
 	MaxPartitions int64
+	// PartitionBytes, when > 0, is the partition size hint sent with the
+	// partitioning request (Spanner may ignore it).
+	PartitionBytes int64
 	// MaxParallelism, when > 0, is how many partitions are read at once.
 	MaxParallelism int
 	// Partition, when not nil, runs that partition instead of the query

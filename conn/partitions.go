@@ -57,6 +57,13 @@ type Partition struct {
 // partition belongs to (zero if Spanner did not report one).
 func (p *Partition) ReadTimestamp() time.Time { return p.readTS }
 
+// GetPartitionToken returns a copy of the token Spanner gave the
+// partition (the official client's spanner.Partition has the same
+// method).
+func (p *Partition) GetPartitionToken() []byte {
+	return append([]byte(nil), p.req.GetPartitionToken()...)
+}
+
 // SQL is the text sent for the partition (positional parameters rewritten
 // to @p1, @p2...).
 func (p *Partition) SQL() string { return p.req.GetSql() }
@@ -195,6 +202,9 @@ func (q *QueryOptions) mergePartitioned(o QueryOptions) {
 	}
 	if o.MaxPartitions > 0 {
 		q.MaxPartitions = o.MaxPartitions
+	}
+	if o.PartitionBytes > 0 {
+		q.PartitionBytes = o.PartitionBytes
 	}
 	if o.MaxParallelism > 0 {
 		q.MaxParallelism = o.MaxParallelism
@@ -459,9 +469,9 @@ func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []
 		Sql:         req.Sql,
 		Params:      req.Params,
 		ParamTypes:  req.ParamTypes,
-	}
-	if n := c.maxPartitions(opts); n > 0 {
-		preq.PartitionOptions = &spannerpb.PartitionOptions{MaxPartitions: n}
+		// Always sent, zero fields and all, as the official client does
+		// (some servers read it without a nil check).
+		PartitionOptions: &spannerpb.PartitionOptions{MaxPartitions: c.maxPartitions(opts), PartitionSizeBytes: opts.PartitionBytes},
 	}
 	resp, err := callUnary(c.client.SessionContext(ctx, t.session, false), func(ctx context.Context) (*spannerpb.PartitionResponse, error) {
 		return c.client.Spanner().PartitionQuery(ctx, preq)

@@ -112,3 +112,51 @@ func TestFakeRunTransactionWithCommitResponse(t *testing.T) {
 		t.Fatalf("read-only: %v, %v; want nil, nil", resp, err)
 	}
 }
+
+// TestFakePartitionQueryOptionsAndTokens: PartitionQuery always carries
+// PartitionOptions, as the official client sends them (zero when nothing
+// is set; go-sql-spanner's test server reads them without a nil check),
+// with ExecOptions' MaxPartitions and PartitionBytes when set; each
+// Partition's GetPartitionToken is the token the server gave it.
+func TestFakePartitionQueryOptionsAndTokens(t *testing.T) {
+	s := fakespanner.Start(t)
+	s.AddPartitions(partSQL, partResult(0, 2), partResult(1, 3))
+	db := openFake(t, s)
+	ctx := context.Background()
+	tx, err := sfdriver.BeginBatchReadOnlyTransaction(ctx, db, sfdriver.BatchReadOnlyTransactionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var plain, sized sfdriver.PartitionedQuery
+	if err := tx.QueryRowContext(ctx, partSQL, sfdriver.PartitionQuery()).Scan(&plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.QueryRowContext(ctx, partSQL, sfdriver.ExecOptions{PartitionedQueryOptions: sfdriver.PartitionedQueryOptions{
+		PartitionQuery: true, PartitionOptions: spanner.PartitionOptions{MaxPartitions: 7, PartitionBytes: 4096},
+	}}).Scan(&sized); err != nil {
+		t.Fatal(err)
+	}
+	reqs := s.RequestsFor("PartitionQuery")
+	if len(reqs) != 2 {
+		t.Fatalf("%d PartitionQuery requests, want 2", len(reqs))
+	}
+	first := reqs[0].Message.(*spannerpb.PartitionQueryRequest).GetPartitionOptions()
+	if first == nil || first.GetMaxPartitions() != 0 || first.GetPartitionSizeBytes() != 0 {
+		t.Fatalf("PartitionOptions without options: %v, want present and zero", first)
+	}
+	second := reqs[1].Message.(*spannerpb.PartitionQueryRequest).GetPartitionOptions()
+	if second.GetMaxPartitions() != 7 || second.GetPartitionSizeBytes() != 4096 {
+		t.Fatalf("PartitionOptions with options: %v, want max 7, 4096 bytes", second)
+	}
+	for i, p := range plain.Partitions {
+		tok := p.GetPartitionToken()
+		if string(tok) != string(fakespanner.PartitionToken(partSQL, i)) {
+			t.Fatalf("partition %d token %q", i, tok)
+		}
+		tok[0] ^= 0xff // a copy: the partition keeps its own
+		if string(p.GetPartitionToken()) != string(fakespanner.PartitionToken(partSQL, i)) {
+			t.Fatal("GetPartitionToken returned the partition's own slice")
+		}
+	}
+}
