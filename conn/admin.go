@@ -23,11 +23,11 @@ func (c *Client) setUpEmulator(ctx context.Context) error {
 	instPath := c.cfg.InstancePath()
 
 	ia := instancepb.NewInstanceAdminClient(ch)
-	_, err := ia.GetInstance(ctx, &instancepb.GetInstanceRequest{Name: instPath})
+	_, err := ia.GetInstance(c.AdminContext(ctx, "name", instPath), &instancepb.GetInstanceRequest{Name: instPath})
 	switch status.Code(err) {
 	case codes.OK, codes.Unimplemented:
 	case codes.NotFound:
-		op, err := ia.CreateInstance(ctx, &instancepb.CreateInstanceRequest{
+		op, err := ia.CreateInstance(c.AdminContext(ctx, "parent", "projects/"+c.cfg.Project), &instancepb.CreateInstanceRequest{
 			Parent:     "projects/" + c.cfg.Project,
 			InstanceId: c.cfg.Instance,
 			Instance: &instancepb.Instance{
@@ -38,7 +38,7 @@ func (c *Client) setUpEmulator(ctx context.Context) error {
 			},
 		})
 		if err == nil {
-			err = waitOperation(ctx, ops, op)
+			err = waitOperation(c.AdminContext(ctx, "name", op.GetName()), ops, op)
 		}
 		if err != nil && status.Code(err) != codes.AlreadyExists {
 			return fmt.Errorf("spannerfast: auto_config_emulator: create instance %s: %w", instPath, err)
@@ -48,16 +48,16 @@ func (c *Client) setUpEmulator(ctx context.Context) error {
 	}
 
 	da := databasepb.NewDatabaseAdminClient(ch)
-	_, err = da.GetDatabase(ctx, &databasepb.GetDatabaseRequest{Name: c.dbPath})
+	_, err = da.GetDatabase(c.AdminContext(ctx, "name", c.dbPath), &databasepb.GetDatabaseRequest{Name: c.dbPath})
 	switch status.Code(err) {
 	case codes.OK:
 	case codes.NotFound:
-		op, err := da.CreateDatabase(ctx, &databasepb.CreateDatabaseRequest{
+		op, err := da.CreateDatabase(c.AdminContext(ctx, "parent", instPath), &databasepb.CreateDatabaseRequest{
 			Parent:          instPath,
 			CreateStatement: "CREATE DATABASE `" + c.cfg.Database + "`",
 		})
 		if err == nil {
-			err = waitOperation(ctx, ops, op)
+			err = waitOperation(c.AdminContext(ctx, "name", op.GetName()), ops, op)
 		}
 		if err != nil && status.Code(err) != codes.AlreadyExists {
 			return fmt.Errorf("spannerfast: auto_config_emulator: create database %s: %w", c.dbPath, err)

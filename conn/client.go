@@ -34,7 +34,7 @@ const (
 )
 
 // UserAgent is the gRPC user agent of spannerfast's channels.
-const UserAgent = "spannerfast/0.1"
+const UserAgent = "spannerfast/" + Version
 
 // EmulatorHostEnv names the environment variable that points the client at
 // an emulator (plain text, no credentials) when the DSN names no endpoint.
@@ -155,6 +155,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	c.md = metadata.Pairs(
 		HeaderResourcePrefix, c.dbPath,
 		HeaderRequestParams, "database="+url.QueryEscape(c.dbPath),
+		HeaderAPIClient, APIClientHeader(),
 	)
 	if cfg.EnableEndToEndTracing {
 		c.md.Set(HeaderEndToEndTracing, "true")

@@ -32,7 +32,8 @@
 //
 // Every request must carry the metadata from Context (database routing) or
 // SessionContext (session routing): google-cloud-resource-prefix,
-// x-goog-request-params and, for read-write work unless
+// x-goog-request-params, x-goog-api-client (gl-go/, gccl/ with
+// spannerfast's version, grpc/; see APIClientHeader) and, for read-write work unless
 // disable_route_to_leader is set, x-goog-spanner-route-to-leader: true.
 // enable_end_to_end_tracing adds x-goog-spanner-end-to-end-tracing: true.
 //
