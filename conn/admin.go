@@ -11,12 +11,42 @@ import (
 	instancepb "cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/dsn"
 )
+
+// EnsureEmulator creates the instance and the database of the DSN if they
+// do not exist, when auto_config_emulator is on; otherwise, and once it has
+// succeeded, it does nothing. Every path to the server (a new connection, a
+// session) calls it first, so that the first statement of any kind, DDL
+// included, finds the database. It is bounded by connect_timeout; a failure
+// is returned and the next call tries again.
+func (c *Client) EnsureEmulator(ctx context.Context) error {
+	if !c.cfg.AutoConfigEmulator || c.emulatorReady.Load() {
+		return nil
+	}
+	c.emulatorMu.Lock()
+	defer c.emulatorMu.Unlock()
+	if c.emulatorReady.Load() {
+		return nil
+	}
+	if c.cfg.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.ConnectTimeout)
+		defer cancel()
+	}
+	if err := c.setUpEmulator(ctx); err != nil {
+		return err
+	}
+	c.emulatorReady.Store(true)
+	return nil
+}
 
 // setUpEmulator creates the instance and the database of the DSN if they do
 // not exist (auto_config_emulator), over the client's own plain-text
-// channel. A server without the instance admin API (spannertest) answers
-// Unimplemented; that step is then skipped.
+// channel; a new database gets the dialect property's dialect. A server
+// without the instance admin API (spannertest) answers Unimplemented; that
+// step is then skipped.
 func (c *Client) setUpEmulator(ctx context.Context) error {
 	ch := c.Channel()
 	ops := longrunningpb.NewOperationsClient(ch)
@@ -52,10 +82,15 @@ func (c *Client) setUpEmulator(ctx context.Context) error {
 	switch status.Code(err) {
 	case codes.OK:
 	case codes.NotFound:
-		op, err := da.CreateDatabase(c.AdminContext(ctx, "parent", instPath), &databasepb.CreateDatabaseRequest{
+		req := &databasepb.CreateDatabaseRequest{
 			Parent:          instPath,
 			CreateStatement: "CREATE DATABASE `" + c.cfg.Database + "`",
-		})
+		}
+		if c.cfg.NewDatabaseDialect() == dsn.DialectPostgreSQL {
+			req.CreateStatement = `CREATE DATABASE "` + c.cfg.Database + `"`
+			req.DatabaseDialect = databasepb.DatabaseDialect_POSTGRESQL
+		}
+		op, err := da.CreateDatabase(c.AdminContext(ctx, "parent", instPath), req)
 		if err == nil {
 			err = waitOperation(c.AdminContext(ctx, "name", op.GetName()), ops, op)
 		}

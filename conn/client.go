@@ -71,6 +71,7 @@ type Client struct {
 
 	session       atomic.Pointer[sessionState]
 	emulatorReady atomic.Bool
+	emulatorMu    sync.Mutex // one emulator set-up at a time
 
 	statements *sqlparse.Cache // parse results shared by the connections
 
@@ -353,11 +354,8 @@ func (c *Client) createSession(ctx context.Context) (*sessionState, error) {
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.ConnectTimeout)
 		defer cancel()
 	}
-	if c.cfg.AutoConfigEmulator && !c.emulatorReady.Load() {
-		if err := c.setUpEmulator(ctx); err != nil {
-			return nil, err
-		}
-		c.emulatorReady.Store(true)
+	if err := c.EnsureEmulator(ctx); err != nil {
+		return nil, err
 	}
 	req := &spannerpb.CreateSessionRequest{
 		Database: c.dbPath,

@@ -683,6 +683,26 @@ func TestAutoConfigEmulatorCreatesInstanceAndDatabase(t *testing.T) {
 	}
 }
 
+// TestAutoConfigEmulatorDialect: dialect=POSTGRESQL creates a PostgreSQL
+// database (its CREATE statement quotes the id as PostgreSQL does), before
+// and without any session.
+func TestAutoConfigEmulatorDialect(t *testing.T) {
+	f, addr := startFake(t, fakeOpts{admin: true})
+	c := newClient(t, addr+"/"+dbPath+";autoConfigEmulator=true;dialect=postgresql")
+	if err := c.EnsureEmulator(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cd := f.createDatabase
+	if cd == nil || cd.CreateStatement != `CREATE DATABASE "d"` || cd.DatabaseDialect != databasepb.DatabaseDialect_POSTGRESQL {
+		t.Fatalf("CreateDatabase = %v", cd)
+	}
+	if f.createInstance == nil {
+		t.Fatal("no CreateInstance")
+	}
+}
+
 func TestAutoConfigEmulatorExisting(t *testing.T) {
 	f, addr := startFake(t, fakeOpts{admin: true})
 	f.instanceExists, f.databaseExists = true, true

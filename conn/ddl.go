@@ -75,7 +75,7 @@ func (c *Conn) createDatabase(ctx context.Context, query string) (driver.Result,
 		&databasepb.CreateDatabaseRequest{
 			Parent:          parent,
 			CreateStatement: query,
-			DatabaseDialect: databasepb.DatabaseDialect(databasepb.DatabaseDialect_value[string(c.cfg.DatabaseDialect)]),
+			DatabaseDialect: databasepb.DatabaseDialect(databasepb.DatabaseDialect_value[string(c.cfg.NewDatabaseDialect())]),
 		})
 	if err == nil {
 		err = c.client.WaitOperation(ctx, op)

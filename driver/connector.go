@@ -46,12 +46,17 @@ func newConnector(cfg *dsn.Config) (*Connector, error) {
 }
 
 // Connect returns a new connection on the connector's Client. It makes no
-// RPC.
+// RPC, except with auto_config_emulator until the instance and database
+// exist: then it creates them first, so that whatever the connection runs
+// first (DDL included) finds them.
 func (c *Connector) Connect(ctx context.Context) (sqldriver.Conn, error) {
 	if c.closed.Load() {
 		return nil, ErrConnectorClosed
 	}
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := c.client.EnsureEmulator(ctx); err != nil {
 		return nil, err
 	}
 	return conn.New(c.client), nil

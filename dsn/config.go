@@ -141,9 +141,11 @@ const (
 type DatabaseDialect string
 
 // DatabaseDialect values, spelled as databasepb.DatabaseDialect.
+// DialectUnspecified is only a value of dialect (no choice made).
 const (
-	DialectGoogleSQL  DatabaseDialect = "GOOGLE_STANDARD_SQL"
-	DialectPostgreSQL DatabaseDialect = "POSTGRESQL"
+	DialectUnspecified DatabaseDialect = "DATABASE_DIALECT_UNSPECIFIED"
+	DialectGoogleSQL   DatabaseDialect = "GOOGLE_STANDARD_SQL"
+	DialectPostgreSQL  DatabaseDialect = "POSTGRESQL"
 )
 
 // Config is a parsed DSN. Build one with NewConfig (which sets the defaults)
@@ -224,6 +226,12 @@ type Config struct {
 
 	// ---- Per-connection properties (defaults for each connection; SET
 	// changes them on one connection) ----
+
+	// Dialect (dialect) is the dialect of a database this connection
+	// creates: the one auto_config_emulator creates and CREATE DATABASE.
+	// DialectUnspecified (the default) means the database's own dialect
+	// (DatabaseDialect); it never changes an existing database.
+	Dialect DatabaseDialect
 
 	// IsolationLevel (isolation_level) is the default isolation of
 	// read-write transactions: sql.LevelDefault, LevelSerializable,
@@ -349,6 +357,7 @@ func NewConfig() *Config {
 		StatementCacheSize:     DefaultStatementCacheSize,
 		IsolationLevel:         sql.LevelDefault,
 		ReadLockMode:           ReadLockModeUnspecified,
+		Dialect:                DialectUnspecified,
 		BeginTransactionOption: BeginTransactionInline,
 		AutocommitDMLMode:      AutocommitTransactional,
 		RetryAbortsInternally:  true,
@@ -366,6 +375,15 @@ func NewConfig() *Config {
 		DDLAsyncWaitTimeout:                 DefaultDDLAsyncWaitTimeout,
 		MaxPartitionedParallelism:           DefaultMaxPartitionedParallelism,
 	}
+}
+
+// NewDatabaseDialect returns the dialect of a database this connection
+// creates: Dialect when set, else DatabaseDialect.
+func (c *Config) NewDatabaseDialect() DatabaseDialect {
+	if c.Dialect != "" && c.Dialect != DialectUnspecified {
+		return c.Dialect
+	}
+	return c.DatabaseDialect
 }
 
 // DatabasePath returns "projects/P/instances/I/databases/D", or "" when the

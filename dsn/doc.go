@@ -111,6 +111,8 @@
 //	statement_cache_size             int, 1000                 conn.Client (parsed-statement LRU)
 //	disable_statement_cache          bool, false               conn.Client (no statement cache)
 //	connect_timeout                  duration, 0 (none)        conn.Client (session creation)
+//	dialect                          GOOGLE_STANDARD_SQL /     conn.Client (auto_config_emulator's
+//	                                 POSTGRESQL, UNSPECIFIED   new database), CREATE DATABASE
 //	isolation_level                  sql.IsolationLevel        conn (read-write transactions)
 //	read_lock_mode                   ReadLockMode, UNSPECIFIED conn (read-write transactions)
 //	begin_transaction_option         INLINE / EXPLICIT         conn (how transactions begin)

@@ -408,6 +408,10 @@ var properties = []property{
 		},
 		show: func(c *Config) any { return c.IsolationLevel.String() },
 	},
+	enumProp("dialect", func(c *Config) *DatabaseDialect { return &c.Dialect }, map[string]DatabaseDialect{
+		"DATABASEDIALECTUNSPECIFIED": DialectUnspecified, "UNSPECIFIED": DialectUnspecified,
+		"GOOGLESTANDARDSQL": DialectGoogleSQL, "GOOGLESQL": DialectGoogleSQL, "POSTGRESQL": DialectPostgreSQL,
+	}, "GOOGLE_STANDARD_SQL, POSTGRESQL or DATABASE_DIALECT_UNSPECIFIED"),
 	shown(enumProp("read_lock_mode", func(c *Config) *ReadLockMode { return &c.ReadLockMode }, map[string]ReadLockMode{
 		"UNSPECIFIED": ReadLockModeUnspecified, "READLOCKMODEUNSPECIFIED": ReadLockModeUnspecified,
 		"PESSIMISTIC": ReadLockModePessimistic, "OPTIMISTIC": ReadLockModeOptimistic,

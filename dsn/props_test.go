@@ -44,6 +44,7 @@ var propCases = []propCase{
 	{name: "connection_state_type", wantDef: "0", set: "non_transactional", wantSet: "2", startup: true, canonical: "NON_TRANSACTIONAL"},
 	{name: "database_dialect", wantDef: "GOOGLE_STANDARD_SQL", set: "PostgreSQL", wantSet: "POSTGRESQL", startup: true, canonical: "POSTGRESQL"},
 	{name: "isolation_level", wantDef: "Default", set: "repeatable_read", wantSet: "Repeatable Read", canonical: "REPEATABLE_READ"},
+	{name: "dialect", wantDef: "DATABASE_DIALECT_UNSPECIFIED", set: "postgresql", wantSet: "POSTGRESQL", canonical: "POSTGRESQL"},
 	{name: "read_lock_mode", wantDef: "READ_LOCK_MODE_UNSPECIFIED", set: "optimistic", wantSet: "OPTIMISTIC", canonical: "OPTIMISTIC"},
 	{name: "begin_transaction_option", wantDef: "1", set: "EXPLICIT", wantSet: "2"},
 	{name: "autocommit_dml_mode", wantDef: "Transactional", set: "PARTITIONED_NON_ATOMIC", wantSet: "PartitionedNonAtomic"},

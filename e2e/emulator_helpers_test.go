@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/internal/emulatortest"
+)
+
+// The emulator tier (emulator_*_test.go) runs through database/sql only,
+// each test on a fresh emulatortest database (creating one takes a few
+// milliseconds), so tests never see each other's rows and may run in
+// parallel: the emulator runs one read-write transaction per database at a
+// time, never across databases.
+
+// emuDB opens a spannerfast *sql.DB on a fresh GoogleSQL database with ddl
+// applied; props are extra DSN properties.
+func emuDB(t *testing.T, ddl []string, props ...string) (*sql.DB, *emulatortest.Database) {
+	t.Helper()
+	edb := emulatortest.NewDatabase(t, emulatortest.WithDDL(ddl...))
+	return emuOpen(t, edb.DSN(props...)), edb
+}
+
+// openDSN opens dsn and closes the *sql.DB when t ends.
+func emuOpen(t *testing.T, dsnString string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("spannerfast", dsnString)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// emuCtx bounds one emulator test: a hang fails instead of stalling CI.
+func emuCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func emuExec(t *testing.T, ctx context.Context, db interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, query string, args ...any) int64 {
+	t.Helper()
+	res, err := db.ExecContext(ctx, query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// queryInt64s runs a query of one INT64 column and returns its values.
+func emuInt64s(t *testing.T, ctx context.Context, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) []int64 {
+	t.Helper()
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// wantCode fails t unless err carries gRPC code want.
+func emuWantCode(t *testing.T, err error, want codes.Code) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want %v", want)
+	}
+	var se interface{ GRPCStatus() *status.Status }
+	if status.Code(err) != want && !(errors.As(err, &se) && se.GRPCStatus().Code() == want) {
+		t.Fatalf("error %v has code %v, want %v", err, status.Code(err), want)
+	}
+}
