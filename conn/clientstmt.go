@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,14 +27,16 @@ import (
 //	SET my_extension.my_property = value (any name with a dot: kept as text)
 //	SET LOCAL name = value               (until the transaction ends)
 //	SET TRANSACTION option[, ...]        (the open transaction, before its first statement)
-//	SHOW VARIABLE [SPANNER.]name         (one row, one column named as written)
+//	SHOW [VARIABLE] [SPANNER.]name       (one row, one column named as written)
 //	RESET [SPANNER.]name                 (back to the DSN's value)
 //	BEGIN [TRANSACTION] [option[, ...]]
 //	COMMIT [TRANSACTION]
 //	ROLLBACK [TRANSACTION]
 //
-// where option is READ ONLY, READ WRITE or ISOLATION LEVEL {SERIALIZABLE |
-// REPEATABLE READ}. START is always START BATCH (START TRANSACTION is
+// where option is READ ONLY, READ WRITE, ISOLATION LEVEL {SERIALIZABLE |
+// REPEATABLE READ} or [NOT] DEFERRABLE (transaction_deferrable for the
+// transaction; it has no effect on Spanner and exists for PostgreSQL
+// compatibility, which go-sql-spanner offers on PostgreSQL databases only). START is always START BATCH (START TRANSACTION is
 // PostgreSQL-only in go-sql-spanner too).
 //
 // All but SHOW return driver.ResultNoRows from ExecContext and no rows from
@@ -41,11 +44,14 @@ import (
 
 // lastResults is what the connection's last transaction and read left for
 // SHOW VARIABLE commit_timestamp, commit_response and read_timestamp. The
-// zero value means nothing has committed or been read yet.
+// zero value means a statement or transaction began and nothing has
+// committed since; untouched marks a connection (or pooled session) that
+// has run nothing yet.
 type lastResults struct {
 	readTimestamp   time.Time
 	commitTimestamp time.Time
 	commitResponse  *spannerpb.CommitResponse
+	untouched       bool
 }
 
 // execClientStatement runs the client-side statements other than SHOW.
@@ -136,6 +142,11 @@ func (c *Conn) reset(name string) error {
 func (c *Conn) showVariable(rest string) (driver.Rows, error) {
 	w, after := firstWord(rest)
 	if w != "VARIABLE" {
+		// SHOW name, PostgreSQL's form, which go-sql-spanner accepts on
+		// PostgreSQL databases.
+		after = rest
+	}
+	if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(after), ";")) == "" {
 		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: want SHOW VARIABLE name, got %q", "SHOW "+rest)
 	}
 	written := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(after), ";"))
@@ -169,12 +180,18 @@ func (c *Conn) variable(name string) (driver.Value, error) {
 	return v, clientError(err)
 }
 
-// commitResponseText is go-sql-spanner's text of commit_response: "" before
-// any commit, else the JSON of the official client's CommitResponse (its
+// commitResponseText is go-sql-spanner's text of commit_response: "" on a
+// connection that has run nothing, "null" once a statement or transaction
+// began without a commit to report since (go-sql-spanner clears the value
+// then, and a transaction that ran nothing commits nothing: it shows
+// "null" too), else the JSON of the official client's CommitResponse (its
 // commit timestamp and the commit statistics, if any).
 func (l *lastResults) commitResponseText() (driver.Value, error) {
 	if l.commitResponse == nil {
-		return "", nil
+		if l.untouched {
+			return "", nil
+		}
+		return "null", nil
 	}
 	b, err := json.Marshal(struct {
 		CommitTs    time.Time
@@ -252,8 +269,9 @@ func (r *valueRows) Next(dest []driver.Value) error {
 
 // txnOptions are the options of BEGIN and SET TRANSACTION.
 type txnOptions struct {
-	readOnly  *bool
-	isolation sql.IsolationLevel // LevelDefault when not given
+	readOnly   *bool
+	isolation  sql.IsolationLevel // LevelDefault when not given
+	deferrable *bool
 }
 
 // parseTxnOptions reads option[, ...] from words (upper case, a trailing
@@ -272,9 +290,17 @@ func parseTxnOptions(stmt string, words []string) (txnOptions, error) {
 			o.isolation, words = sql.LevelSerializable, words[3:]
 		case hasWords(words, "ISOLATION", "LEVEL", "REPEATABLE", "READ"):
 			o.isolation, words = sql.LevelRepeatableRead, words[4:]
+		case hasWords(words, "DEFERRABLE"), hasWords(words, "NOT", "DEFERRABLE"):
+			d := words[0] == "DEFERRABLE"
+			o.deferrable = &d
+			if d {
+				words = words[1:]
+			} else {
+				words = words[2:]
+			}
 		default:
 			return o, status.Errorf(codes.InvalidArgument,
-				"spannerfast: %s: invalid transaction option at %q: want READ ONLY, READ WRITE or ISOLATION LEVEL {SERIALIZABLE | REPEATABLE READ}",
+				"spannerfast: %s: invalid transaction option at %q: want READ ONLY, READ WRITE, ISOLATION LEVEL {SERIALIZABLE | REPEATABLE READ} or [NOT] DEFERRABLE",
 				stmt, strings.Join(words, " "))
 		}
 		if len(words) > 0 && words[0] == "," {
@@ -318,7 +344,16 @@ func (c *Conn) beginStatement(ctx context.Context, rest string) error {
 	// The transaction outlives this statement: the context of COMMIT or
 	// ROLLBACK governs its end, not BEGIN's.
 	c.tx.ctx = nil
-	return nil
+	return c.setDeferrable(o.deferrable)
+}
+
+// setDeferrable sets transaction_deferrable for the open transaction when
+// BEGIN or SET TRANSACTION said [NOT] DEFERRABLE.
+func (c *Conn) setDeferrable(d *bool) error {
+	if d == nil {
+		return nil
+	}
+	return c.setLocalValue("transaction_deferrable", strconv.FormatBool(*d))
 }
 
 // endStatement runs COMMIT or ROLLBACK.
@@ -354,7 +389,7 @@ func (c *Conn) setTransaction(rest string) error {
 		return err
 	}
 	if len(words) == 0 {
-		return status.Error(codes.InvalidArgument, "spannerfast: SET TRANSACTION: missing option: want READ ONLY, READ WRITE or ISOLATION LEVEL {SERIALIZABLE | REPEATABLE READ}")
+		return status.Error(codes.InvalidArgument, "spannerfast: SET TRANSACTION: missing option: want READ ONLY, READ WRITE, ISOLATION LEVEL {SERIALIZABLE | REPEATABLE READ} or [NOT] DEFERRABLE")
 	}
 	o, err := parseTxnOptions("SET TRANSACTION", words)
 	if err != nil {
@@ -372,7 +407,7 @@ func (c *Conn) setTransaction(rest string) error {
 		}
 		t.opts.IsolationLevel = iso
 	}
-	return nil
+	return c.setDeferrable(o.deferrable)
 }
 
 // replaceTxn swaps a transaction that has not begun for one of the other
@@ -419,6 +454,11 @@ func (c *Conn) setLocal(rest string) error {
 	if err != nil {
 		return err
 	}
+	return c.setLocalValue(name, value)
+}
+
+// setLocalValue sets name to value until the open transaction ends.
+func (c *Conn) setLocalValue(name, value string) error {
 	l := c.locals
 	if l == nil {
 		l = &txnLocals{tx: c.tx, saved: c.cfg.Clone(), props: map[string]bool{}, ext: map[string]*string{}}

@@ -68,7 +68,7 @@ var (
 
 // New returns a connection on c.
 func New(c *Client) *Conn {
-	return &Conn{client: c, cfg: *c.Config()}
+	return &Conn{client: c, cfg: *c.Config(), last: lastResults{untouched: true}}
 }
 
 // PoisonEnv names the environment variable that turns on poisoning of
@@ -157,9 +157,6 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 		}
 		req.RequestOptions = c.tx.requestOptions(tag)
 		return c.txQuery(ctx, c.tx, req, opts)
-	}
-	if err := c.refuseDirectedRead(); err != nil {
-		return nil, err
 	}
 	ctx, cancel := c.statementContext(ctx)
 	defer cancel() // the result is buffered and committed before returning
@@ -379,9 +376,6 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 	case kindDDL:
 		return c.execDDL(ctx, st, query)
 	}
-	if err := c.refuseDirectedRead(); err != nil {
-		return nil, err
-	}
 	ctx, cancel := c.statementContext(ctx)
 	defer cancel()
 	if b := c.activeBatch(); b != nil && b.kind == batchDML {
@@ -473,7 +467,7 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 	c.cfg = *c.client.Config().Clone()
 	c.pending = pendingOptions{}
 	c.nextTxn = nil
-	c.last = lastResults{}
+	c.last = lastResults{untouched: true}
 	c.ext = nil
 	c.locals = nil
 	return nil

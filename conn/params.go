@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -413,9 +414,13 @@ func bindParams(p stmtParams, args []driver.NamedValue) (string, *structpb.Struc
 			name = p.names[next]
 			next++
 		} else {
+			// A name in the statement's case first, then one that
+			// differs only in case, as go-sql-spanner binds them.
 			name = strings.TrimPrefix(a.Name, "@")
-			if i := sqlparse.FindName(p.names, name); i >= 0 {
-				name = p.names[i]
+			if !slices.Contains(p.names, name) {
+				if i := sqlparse.FindName(p.names, name); i >= 0 {
+					name = p.names[i]
+				}
 			}
 		}
 		e, ok := a.Value.(encodedParam)
@@ -434,11 +439,24 @@ func bindParams(p stmtParams, args []driver.NamedValue) (string, *structpb.Struc
 		}
 	}
 	for _, n := range p.names {
-		if _, ok := params.Fields[n]; !ok {
+		if _, ok := params.Fields[n]; !ok && !hasFoldedParam(params, n) {
 			return "", nil, nil, &MissingParamError{Name: n}
 		}
 	}
 	return p.sql, params, types, nil
+}
+
+// hasFoldedParam reports whether a parameter whose name differs from n only
+// in case has a value. Spanner reads parameter names without regard to case,
+// so @id and @ID in one statement are served by one value when only one
+// was given (go-sql-spanner refuses that statement; spannerfast sends it).
+func hasFoldedParam(params *structpb.Struct, n string) bool {
+	for k := range params.Fields {
+		if strings.EqualFold(k, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // MissingParamError reports a statement parameter that no argument binds.

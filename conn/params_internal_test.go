@@ -31,9 +31,9 @@ func TestParseParams(t *testing.T) {
 		{"SELECT * FROM T WHERE a=?AND b=?1", "SELECT * FROM T WHERE a=@p1 AND b=@p2 1", []string{"p1", "p2"}},
 		{"SELECT @name", "SELECT @name", []string{"name"}},
 		{"SELECT '@name', `@x`, \"@y\" -- @z\n/* @w */", "SELECT '@name', `@x`, \"@y\" -- @z\n/* @w */", nil},
-		// Distinct names in order of first appearance, case-insensitively,
-		// keeping the first spelling.
-		{"SELECT * FROM T WHERE b = @b AND a = @a OR b2 = @B AND c=@_c1", "SELECT * FROM T WHERE b = @b AND a = @a OR b2 = @B AND c=@_c1", []string{"b", "a", "_c1"}},
+		// Distinct names in order of first appearance; names that differ
+		// in case are distinct, as in go-sql-spanner.
+		{"SELECT * FROM T WHERE b = @b AND a = @a OR b2 = @B AND c=@_c1 OR @b", "SELECT * FROM T WHERE b = @b AND a = @a OR b2 = @B AND c=@_c1 OR @b", []string{"b", "a", "B", "_c1"}},
 		{"@{FORCE_INDEX=i} SELECT @x,@x2,@x", "@{FORCE_INDEX=i} SELECT @x,@x2,@x", []string{"x", "x2"}},
 		{"SELECT @1, @", "SELECT @1, @", nil},
 	} {
@@ -84,10 +84,10 @@ func FuzzParseParams(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, n := range p.names {
-			if n == "" || seen[strings.ToLower(n)] || !strings.Contains(p.sql, "@"+n) {
+			if n == "" || seen[n] || !strings.Contains(p.sql, "@"+n) {
 				t.Fatalf("%q: names %q: empty, repeated or not in %q", sql, p.names, p.sql)
 			}
-			seen[strings.ToLower(n)] = true
+			seen[n] = true
 		}
 		again, err := parseParams(p.sql)
 		if err != nil || again.sql != p.sql || !slices.Equal(again.names, p.names) {

@@ -27,33 +27,18 @@ func (c *Conn) directedRead() (*spannerpb.DirectedReadOptions, error) {
 	return o, nil
 }
 
-// errDirectedReadWrite is Spanner's rule: directed reads are for read-only
-// work; a read-write transaction (or DML, which always writes) refuses
-// them. The request is refused before it is sent.
-var errDirectedReadWrite = status.Error(codes.InvalidArgument,
-	"spannerfast: directed_read applies to read-only queries and read-only transactions only; "+
-		"reset it (RESET directed_read) before read-write transactions and DML")
-
-// setDirectedRead adds directed_read to a read-only request, or refuses a
-// read-write one when it is set.
+// setDirectedRead adds directed_read to a read-only request. Read-write
+// work never carries it: Spanner accepts directed reads on read-only work
+// only, and go-sql-spanner leaves them off read-write queries and DML
+// rather than failing them, so a connection with directed_read set can
+// still write.
 func (c *Conn) setDirectedRead(req *spannerpb.ExecuteSqlRequest, readOnly bool) error {
-	if c.cfg.DirectedRead == "" {
+	if c.cfg.DirectedRead == "" || !readOnly {
 		return nil
-	}
-	if !readOnly {
-		return errDirectedReadWrite
 	}
 	o, err := c.directedRead()
 	req.DirectedReadOptions = o
 	return err
-}
-
-// refuseDirectedRead fails work that writes while directed_read is set.
-func (c *Conn) refuseDirectedRead() error {
-	if c.cfg.DirectedRead != "" {
-		return errDirectedReadWrite
-	}
-	return nil
 }
 
 // statementContext bounds a statement that completes before it returns

@@ -25,7 +25,7 @@ var (
 func (s *stmt) Close() error { return nil }
 
 // NumInput is the number of distinct parameters in the statement (`?`
-// marks, or @names ignoring case), so database/sql checks the number of
+// marks, or @names; @a and @A are two, as in go-sql-spanner), so database/sql checks the number of
 // arguments as go-sql-spanner's statements make it do. A statement whose
 // parameters cannot be parsed answers -1 and fails when it runs.
 func (s *stmt) NumInput() int {

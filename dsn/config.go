@@ -270,9 +270,13 @@ type Config struct {
 	TransactionTag string
 	// StatementTag (statement_tag) tags the next statement.
 	StatementTag string
-	// MaxCommitDelay (max_commit_delay, 0..500ms) lets Spanner delay commits
-	// for throughput; 0 means not set.
+	// MaxCommitDelay (max_commit_delay) lets Spanner delay commits for
+	// throughput (Spanner accepts up to 500ms); 0 means not set unless
+	// MaxCommitDelayZero says it was set to 0.
 	MaxCommitDelay time.Duration
+	// MaxCommitDelayZero records that max_commit_delay was set to 0
+	// explicitly: SHOW VARIABLE answers "0s" then and "" when it is unset.
+	MaxCommitDelayZero bool
 	// StatementTimeout (statement_timeout) bounds each statement; 0 means no
 	// timeout.
 	StatementTimeout time.Duration

@@ -40,7 +40,8 @@
 // DSN with the secret replaced by Redacted ("<redacted>"), and Config
 // implements fmt.Formatter and GoString so that %v, %+v, %s, %q and %#v of a
 // Config or a *Config, alone or inside another value, print the redacted
-// form. Errors never quote the secret. The other properties (including the
+// form; Config.Value (what SHOW VARIABLE answers) gives Redacted too. Errors
+// never quote the secret. The other properties (including the
 // credentials file path) are not secret.
 //
 // # SET and SHOW VARIABLE
@@ -54,7 +55,7 @@
 // and max_buffered_bytes; and strings for everything else: durations as Go
 // writes them (10s, 1m30s, 0s), isolation_level as sql.IsolationLevel's name
 // (Default, Repeatable Read), autocommit_dml_mode as Transactional or
-// PartitionedNonAtomic, priorities and read_lock_mode as their protobuf
+// Partitioned_Non_Atomic, max_commit_delay as "" when it is not set, priorities and read_lock_mode as their protobuf
 // names (PRIORITY_LOW, READ_LOCK_MODE_UNSPECIFIED), read_only_staleness as
 // the official client's text ("(strong)", "(exactStaleness: 10s)"), and the
 // int properties go-sql-spanner keeps as Go ints (num_channels, min_sessions,
@@ -69,8 +70,10 @@
 //
 // Booleans: anything strconv.ParseBool takes (true, false, 1, 0, t, f).
 // Integers: decimal. Durations: Go syntax (10s, 100ms, 5us, 1ns, 1m30s), a
-// bare integer meaning milliseconds, or NULL meaning 0; FormatDSN writes one
-// integer and the largest exact unit (1500ms, 2s). max_buffered_bytes may
+// bare integer meaning milliseconds, or NULL meaning 0 (for max_commit_delay
+// NULL and "" mean not set); FormatDSN writes one integer and the largest
+// exact unit (1500ms, 2s). A staleness duration is stricter, as in
+// go-sql-spanner: an integer and one unit, s, ms, us or ns (10s, 100ms). max_buffered_bytes may
 // carry a KiB, MiB or GiB suffix. Enumerations are case-insensitive and
 // ignore '_', '-' and spaces (REPEATABLE_READ, "repeatable read"). The
 // staleness grammar is
@@ -127,7 +130,7 @@
 //	decode_numeric_to_string         bool, false               decode (NUMERIC as string)
 //	transaction_tag                  string, ""                conn (next read-write transaction)
 //	statement_tag                    string, ""                conn (RequestOptions tag)
-//	max_commit_delay                 duration 0..500ms, 0      conn (Commit)
+//	max_commit_delay                 duration, not set         conn (Commit; Spanner allows 0..500ms)
 //	statement_timeout                duration, 0 (none)        conn (bounds queries, DML, commits)
 //	return_commit_stats              bool, false               conn (Commit)
 //	exclude_txn_from_change_streams  bool, false               conn (read-write and partitioned DML)
@@ -148,7 +151,7 @@
 //	ddl_execution_mode               SYNC / ASYNC /            accepted; applied by DDL support (future)
 //	                                 ASYNC_WAIT, SYNC
 //	ddl_async_wait_timeout           duration, 10s             accepted; applied by DDL support (future)
-//	directed_read                    DirectedReadOptions in    conn (read-only requests; refused
+//	directed_read                    DirectedReadOptions in    conn (read-only requests; not sent
 //	                                 protobuf JSON, ""         for read-write ones)
 //	auto_partition_mode              bool, false               conn (queries read partitioned)
 //	data_boost_enabled               bool, false               conn (partition requests)

@@ -191,8 +191,8 @@ func TestParseInvalid(t *testing.T) {
 			`dsn: invalid value "soon" for connect_timeout: want a non-negative duration such as 10s, 100ms, 5us or 1ns (a bare integer means milliseconds)`},
 		{db + ";statement_timeout=-1s", dsn.ErrInvalidValue, "statement_timeout",
 			`dsn: invalid value "-1s" for statement_timeout: want a non-negative duration such as 10s, 100ms, 5us or 1ns (a bare integer means milliseconds)`},
-		{db + ";max_commit_delay=501ms", dsn.ErrInvalidValue, "max_commit_delay",
-			`dsn: invalid value "501ms" for max_commit_delay: want a duration from 0 to 500ms such as 10ms (a bare integer means milliseconds)`},
+		{db + ";max_commit_delay=-1ms", dsn.ErrInvalidValue, "max_commit_delay",
+			`dsn: invalid value "-1ms" for max_commit_delay: want a non-negative duration such as 10ms, 5us or 1s (a bare integer means milliseconds)`},
 		{db + ";isolation_level=read committed", dsn.ErrInvalidValue, "isolation_level",
 			`dsn: invalid value "read committed" for isolation_level: want DEFAULT, SERIALIZABLE, REPEATABLE_READ or SNAPSHOT`},
 		{db + ";read_lock_mode=lazy", dsn.ErrInvalidValue, "read_lock_mode",
@@ -216,9 +216,9 @@ func TestParseInvalid(t *testing.T) {
 		{db + ";read_only_staleness=EXACT_STALENESS", dsn.ErrInvalidValue, "read_only_staleness",
 			`dsn: invalid value "EXACT_STALENESS" for read_only_staleness: EXACT_STALENESS takes one duration, e.g. EXACT_STALENESS 10s`},
 		{db + ";read_only_staleness=MAX_STALENESS 10", dsn.ErrInvalidValue, "read_only_staleness",
-			`dsn: invalid value "MAX_STALENESS 10" for read_only_staleness: bad duration "10": want a non-negative duration such as 10s, 100ms, 5us or 1ns`},
+			`dsn: invalid value "MAX_STALENESS 10" for read_only_staleness: bad duration "10": want an integer and one unit, s, ms, us or ns, such as 10s or 100ms`},
 		{db + ";read_only_staleness=EXACT_STALENESS -1s", dsn.ErrInvalidValue, "read_only_staleness",
-			`dsn: invalid value "EXACT_STALENESS -1s" for read_only_staleness: bad duration "-1s": want a non-negative duration such as 10s, 100ms, 5us or 1ns`},
+			`dsn: invalid value "EXACT_STALENESS -1s" for read_only_staleness: bad duration "-1s": want an integer and one unit, s, ms, us or ns, such as 10s or 100ms`},
 		{db + ";read_only_staleness=READ_TIMESTAMP 2024-01-02", dsn.ErrInvalidValue, "read_only_staleness",
 			`dsn: invalid value "READ_TIMESTAMP 2024-01-02" for read_only_staleness: bad timestamp "2024-01-02": want RFC 3339, e.g. 2024-01-02T03:04:05.123Z`},
 		{db + ";read_only_staleness=MIN_READ_TIMESTAMP", dsn.ErrInvalidValue, "read_only_staleness",
@@ -377,7 +377,7 @@ func TestValidate(t *testing.T) {
 		{"strong with duration", func(c *dsn.Config) { c.ReadOnlyStaleness.Duration = time.Second },
 			`dsn: invalid value "STRONG" for read_only_staleness: value is out of range or has no text form`},
 		{"negative staleness", func(c *dsn.Config) { c.ReadOnlyStaleness = dsn.ExactStaleness(-time.Second) },
-			`dsn: invalid value "EXACT_STALENESS -1s" for read_only_staleness: bad duration "-1s": want a non-negative duration such as 10s, 100ms, 5us or 1ns`},
+			`dsn: invalid value "EXACT_STALENESS -1s" for read_only_staleness: bad duration "-1s": want an integer and one unit, s, ms, us or ns, such as 10s or 100ms`},
 		{"project", func(c *dsn.Config) { c.Project = "a/b" },
 			`dsn: malformed DSN: invalid project id "a/b": want lowercase letters, digits, '-', '.' and ':'`},
 	}
@@ -461,10 +461,17 @@ func TestStaleness(t *testing.T) {
 	if !dsn.MaxStaleness(1).SingleUseOnly() || !dsn.MinReadTimestamp(ts).SingleUseOnly() || dsn.ExactStaleness(1).SingleUseOnly() {
 		t.Error("SingleUseOnly wrong")
 	}
-	// Go duration syntax beyond one unit.
-	s, err := dsn.ParseStaleness("exact_staleness 1m30.5s")
+	// One integer and one of s, ms, us, ns, as go-sql-spanner reads it:
+	// minutes, fractions, several units and a bare number are refused.
+	s, err := dsn.ParseStaleness("exact_staleness 90500ms")
 	if err != nil || s.Duration != 90500*time.Millisecond || s.String() != "EXACT_STALENESS 90500ms" {
 		t.Fatalf("got %v %v", s, err)
+	}
+	for _, bad := range []string{"exact_staleness 1m", "Max_Staleness 1m", "exact_staleness 1m30.5s", "exact_staleness 1.5s",
+		"exact_staleness 1", "max_staleness 1", "exact_staleness 10MS", "exact_staleness 12345678901234567890ns"} {
+		if s, err := dsn.ParseStaleness(bad); err == nil {
+			t.Errorf("ParseStaleness(%q) = %v, want an error", bad, s)
+		}
 	}
 }
 

@@ -207,6 +207,39 @@ func durationProp(name string, f func(*Config) *time.Duration, hi time.Duration)
 	}
 }
 
+// maxCommitDelayProp is max_commit_delay: a duration as durationProp reads
+// it, with no upper bound (Spanner refuses more than 500ms at commit, as it
+// does for go-sql-spanner), where "" and NULL mean not set. SHOW answers ""
+// when it is not set and "0s" when it was set to 0, as go-sql-spanner does.
+func maxCommitDelayProp() property {
+	return property{name: "max_commit_delay", kind: kindDuration,
+		set: func(c *Config, v string) *Error {
+			if s := strings.TrimSpace(v); s == "" || strings.EqualFold(s, "NULL") {
+				c.MaxCommitDelay, c.MaxCommitDelayZero = 0, false
+				return nil
+			}
+			d, ok := parseDuration(v)
+			if !ok || d < 0 {
+				return invalid("max_commit_delay", v, withAmpHint(v, "want a non-negative duration such as 10ms, 5us or 1s (a bare integer means milliseconds)"))
+			}
+			c.MaxCommitDelay, c.MaxCommitDelayZero = d, d == 0
+			return nil
+		},
+		get: func(c *Config) string {
+			if c.MaxCommitDelay == 0 && !c.MaxCommitDelayZero {
+				return ""
+			}
+			return formatDuration(c.MaxCommitDelay)
+		},
+		show: func(c *Config) any {
+			if c.MaxCommitDelay == 0 && !c.MaxCommitDelayZero {
+				return ""
+			}
+			return c.MaxCommitDelay.String()
+		},
+	}
+}
+
 func parseDuration(v string) (time.Duration, bool) {
 	s := strings.TrimSpace(v)
 	if strings.EqualFold(s, "NULL") {
@@ -322,7 +355,7 @@ func stalenessText(s Staleness) string {
 // autocommitText spells m as go-sql-spanner's AutocommitDMLMode.String.
 func autocommitText(m AutocommitDMLMode) string {
 	if m == AutocommitPartitionedNonAtomic {
-		return "PartitionedNonAtomic"
+		return "Partitioned_Non_Atomic"
 	}
 	return "Transactional"
 }
@@ -449,7 +482,7 @@ var properties = []property{
 	boolProp("decode_numeric_to_string", func(c *Config) *bool { return &c.DecodeNumericToString }),
 	stringProp("transaction_tag", func(c *Config) *string { return &c.TransactionTag }),
 	stringProp("statement_tag", func(c *Config) *string { return &c.StatementTag }),
-	durationProp("max_commit_delay", func(c *Config) *time.Duration { return &c.MaxCommitDelay }, MaxCommitDelayLimit),
+	maxCommitDelayProp(),
 	durationProp("statement_timeout", func(c *Config) *time.Duration { return &c.StatementTimeout }, 0),
 	boolProp("return_commit_stats", func(c *Config) *bool { return &c.ReturnCommitStats }),
 	boolProp("exclude_txn_from_change_streams", func(c *Config) *bool { return &c.ExcludeTxnFromChangeStreams }),
@@ -563,7 +596,8 @@ func (c *Config) Get(key string) (string, error) {
 // Value returns the property key as SHOW VARIABLE shows it, typed as
 // go-sql-spanner types it: bool for booleans, int64 for its int64
 // properties (auto_batch_dml_update_count, max_partitions, ...) and for
-// max_buffered_bytes, and a string for everything else, in go-sql-spanner's
+// max_buffered_bytes, and a string for everything else (a secret such as
+// credentials_json as Redacted when it is set), in go-sql-spanner's
 // spelling: durations as Go writes them ("10s"), isolation_level as
 // "Default" or "Repeatable Read", autocommit_dml_mode as "Transactional",
 // priorities as "PRIORITY_LOW", read_lock_mode as "OPTIMISTIC",
@@ -577,7 +611,7 @@ func (c *Config) Value(key string) (any, error) {
 	if p.show != nil {
 		return p.show(c), nil
 	}
-	return p.get(c), nil
+	return p.quotable(p.get(c)), nil
 }
 
 func (c *Config) readable(key string) (*property, error) {

@@ -28,7 +28,7 @@ var propCases = []propCase{
 	{name: "endpoint", wantDef: "", set: "dns:///x:1", wantSet: "dns:///x:1", startup: true},
 	{name: "authority", wantDef: "", set: "a.example", wantSet: "a.example", startup: true},
 	{name: "credentials", wantDef: "", set: "/k.json", wantSet: "/k.json", startup: true},
-	{name: "credentials_json", wantDef: "", set: `{"k":"v"}`, wantSet: `{"k":"v"}`, startup: true},
+	{name: "credentials_json", wantDef: "", set: `{"k":"v"}`, wantSet: dsn.Redacted, startup: true}, // SHOW never shows the secret
 	{name: "use_plain_text", wantDef: false, set: "true", wantSet: true, startup: true},
 	{name: "auto_config_emulator", wantDef: false, set: "true", wantSet: true, startup: true},
 	{name: "disable_native_metrics", wantDef: false, set: "true", wantSet: true, startup: true},
@@ -47,7 +47,7 @@ var propCases = []propCase{
 	{name: "dialect", wantDef: "DATABASE_DIALECT_UNSPECIFIED", set: "postgresql", wantSet: "POSTGRESQL", canonical: "POSTGRESQL"},
 	{name: "read_lock_mode", wantDef: "READ_LOCK_MODE_UNSPECIFIED", set: "optimistic", wantSet: "OPTIMISTIC", canonical: "OPTIMISTIC"},
 	{name: "begin_transaction_option", wantDef: "1", set: "EXPLICIT", wantSet: "2"},
-	{name: "autocommit_dml_mode", wantDef: "Transactional", set: "PARTITIONED_NON_ATOMIC", wantSet: "PartitionedNonAtomic"},
+	{name: "autocommit_dml_mode", wantDef: "Transactional", set: "PARTITIONED_NON_ATOMIC", wantSet: "Partitioned_Non_Atomic"},
 	{name: "retry_aborts_internally", wantDef: true, set: "false", wantSet: false},
 	{name: "read_only_staleness", wantDef: "(strong)", set: "EXACT_STALENESS 10s", wantSet: "(exactStaleness: 10s)"},
 	{name: "rpc_priority", wantDef: "PRIORITY_UNSPECIFIED", set: "LOW", wantSet: "PRIORITY_LOW"},
@@ -58,7 +58,7 @@ var propCases = []propCase{
 	{name: "decode_numeric_to_string", wantDef: false, set: "true", wantSet: true},
 	{name: "transaction_tag", wantDef: "", set: "t1", wantSet: "t1"},
 	{name: "statement_tag", wantDef: "", set: "s1", wantSet: "s1"},
-	{name: "max_commit_delay", wantDef: "0s", set: "100ms", wantSet: "100ms"},
+	{name: "max_commit_delay", wantDef: "", set: "100ms", wantSet: "100ms"}, // unset shows "", as in go-sql-spanner
 	{name: "statement_timeout", wantDef: "0s", set: "2s", wantSet: "2s"},
 	{name: "return_commit_stats", wantDef: false, set: "true", wantSet: true},
 	{name: "exclude_txn_from_change_streams", wantDef: false, set: "true", wantSet: true},

@@ -131,8 +131,9 @@ const stalenessGrammar = "want STRONG, EXACT_STALENESS <duration>, MAX_STALENESS
 
 // ParseStaleness parses a read_only_staleness value. The keyword is
 // case-insensitive and separated from its argument by white space; a
-// duration is a non-negative Go duration ("10s", "100ms", "5us", "1ns",
-// "1m30s"); a timestamp is RFC 3339 ("2024-01-02T03:04:05.5Z",
+// duration is an integer of up to 19 digits and one unit, s, ms, us or ns
+// ("10s", "100ms", "5us", "1ns"; not "1m" or "1m30s", which go-sql-spanner
+// refuses too); a timestamp is RFC 3339 ("2024-01-02T03:04:05.5Z",
 // "2024-01-02T05:04:05+02:00"). The error is an *Error for key
 // read_only_staleness.
 func ParseStaleness(v string) (Staleness, error) {
@@ -157,9 +158,9 @@ func ParseStaleness(v string) (Staleness, error) {
 		if len(f) != 2 {
 			return Staleness{}, invalid("read_only_staleness", v, kind.String()+" takes one duration, e.g. "+kind.String()+" 10s")
 		}
-		d, err := time.ParseDuration(f[1])
-		if err != nil || d < 0 {
-			return Staleness{}, invalid("read_only_staleness", v, "bad duration "+quote(f[1])+": want a non-negative duration such as 10s, 100ms, 5us or 1ns")
+		d, ok := parseUnitDuration(f[1])
+		if !ok {
+			return Staleness{}, invalid("read_only_staleness", v, "bad duration "+quote(f[1])+": want an integer and one unit, s, ms, us or ns, such as 10s or 100ms")
 		}
 		return Staleness{Kind: kind, Duration: d}, nil
 	case StalenessReadTimestamp, StalenessMinReadTimestamp:
@@ -173,6 +174,25 @@ func ParseStaleness(v string) (Staleness, error) {
 		return Staleness{Kind: kind, Timestamp: t.UTC()}, nil
 	}
 	return Staleness{}, invalid("read_only_staleness", v, stalenessGrammar)
+}
+
+// parseUnitDuration reads the duration of a staleness: up to 19 digits and
+// one of the units s, ms, us or ns, the only form go-sql-spanner reads there.
+func parseUnitDuration(s string) (time.Duration, bool) {
+	i := 0
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 19 {
+		return 0, false
+	}
+	switch s[i:] {
+	case "s", "ms", "us", "ns":
+	default:
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	return d, err == nil
 }
 
 // formatDuration writes d as an integer and the largest unit that divides

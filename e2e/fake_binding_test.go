@@ -43,6 +43,8 @@ func TestFakeParamBinding(t *testing.T) {
 			map[string]*structpb.Value{"b": str("1"), "a": str("2")}},
 		{"repeated name takes one value", "SELECT * FROM T WHERE a = @id OR b = @ID", []any{3},
 			map[string]*structpb.Value{"id": str("3")}},
+		{"names differing in case are two parameters", "SELECT * FROM T WHERE a = @id OR b = @ID", []any{sql.Named("id", 1), sql.Named("ID", 2)},
+			map[string]*structpb.Value{"id": str("1"), "ID": str("2")}},
 		{"named, other case", "SELECT * FROM T WHERE id = @id", []any{sql.Named("ID", 4)},
 			map[string]*structpb.Value{"id": str("4")}},
 		{"named and positional", "SELECT * FROM T WHERE a = @a AND b = @b", []any{5, sql.Named("B", 6)},
@@ -140,7 +142,8 @@ func TestFakeNumInput(t *testing.T) {
 		{"SELECT 1", 0},
 		{"SELECT ?, '?' -- ?", 1},
 		{"SELECT ?, ?", 2},
-		{"SELECT * FROM T WHERE a = @a OR b = @A OR c = @c", 2},
+		// Names that differ in case are distinct, as in go-sql-spanner.
+		{"SELECT * FROM T WHERE a = @a OR b = @A OR c = @c OR d = @a", 3},
 	} {
 		st, err := db.PrepareContext(ctx, c.query)
 		if err != nil {

@@ -97,8 +97,8 @@ func reqOpts(r fakespanner.Request) *spannerpb.RequestOptions {
 const directedJSON = `{"includeReplicas":{"replicaSelections":[{"location":"us-east1","type":"READ_ONLY"}],"autoFailoverDisabled":true}}`
 
 // TestFakeRequestOptionsTable: for each option, the request kinds that must
-// carry it carry it exactly, the others do not, and directed reads are
-// refused (InvalidArgument, nothing sent) for read-write work.
+// carry it carry it exactly and the others do not (directed reads go with
+// read-only work only; read-write work runs without them).
 func TestFakeRequestOptionsTable(t *testing.T) {
 	wantDirected := new(spannerpb.DirectedReadOptions)
 	if err := protojson.Unmarshal([]byte(directedJSON), wantDirected); err != nil {
@@ -140,8 +140,8 @@ func TestFakeRequestOptionsTable(t *testing.T) {
 				c, ok := r.Message.(*spannerpb.CommitRequest)
 				return ok && c.GetMaxCommitDelay().AsDuration() == 100*time.Millisecond
 			}},
-		{"SET directed_read = '" + directedJSON + "'", []string{"autocommit query", "read-only txn query", "partitioned query"},
-			[]string{"read-write query", "DML", "batch DML", "commit"},
+		// Read-write work runs without it, as in go-sql-spanner.
+		{"SET directed_read = '" + directedJSON + "'", []string{"autocommit query", "read-only txn query", "partitioned query"}, nil,
 			func(r fakespanner.Request) bool {
 				return proto.Equal(r.ExecuteSQL().GetDirectedReadOptions(), wantDirected)
 			}},

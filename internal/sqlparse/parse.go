@@ -3,6 +3,7 @@ package sqlparse
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -286,9 +287,11 @@ func scan(sql string, rewrite bool) (out string, params []string, multi bool, er
 	return b.String(), names, false, nil
 }
 
-// addName appends name unless names has it already in any case.
+// addName appends name unless names has it already. Names that differ in
+// case are kept apart, as go-sql-spanner keeps them (@id and @ID are two
+// parameters there); binding decides what a value in another case binds to.
 func addName(names []string, name string) []string {
-	if FindName(names, name) < 0 {
+	if !slices.Contains(names, name) {
 		names = append(names, name)
 	}
 	return names

@@ -61,7 +61,7 @@ func TestParams(t *testing.T) {
 		{"SELECT 1", "SELECT 1", nil},
 		{"SELECT * FROM T WHERE a = ? AND b = ?", "SELECT * FROM T WHERE a = @p1 AND b = @p2", []string{"p1", "p2"}},
 		{"SELECT * FROM T WHERE a=?AND b=?1", "SELECT * FROM T WHERE a=@p1 AND b=@p2 1", []string{"p1", "p2"}},
-		{"SELECT @b, @a, @B, @_c1", "SELECT @b, @a, @B, @_c1", []string{"b", "a", "_c1"}},
+		{"SELECT @b, @a, @B, @_c1, @b", "SELECT @b, @a, @B, @_c1, @b", []string{"b", "a", "B", "_c1"}},
 		{"@{FORCE_INDEX=i} SELECT @x", "@{FORCE_INDEX=i} SELECT @x", []string{"x"}},
 		{"SELECT @1, @, @@x", "SELECT @1, @, @@x", []string{"x"}},
 		{"SELECT 'é?', ? -- ü", "SELECT 'é?', @p1 -- ü", []string{"p1"}},
@@ -211,10 +211,10 @@ func FuzzParse(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, n := range st.Params {
-			if n == "" || seen[strings.ToLower(n)] || !strings.Contains(st.SQL, "@"+n) {
+			if n == "" || seen[n] || !strings.Contains(st.SQL, "@"+n) {
 				t.Fatalf("%q: names %q: empty, repeated or not in %q", sql, st.Params, st.SQL)
 			}
-			seen[strings.ToLower(n)] = true
+			seen[n] = true
 		}
 		if a, b := literalTexts(t, sql), literalTexts(t, st.SQL); !slices.Equal(a, b) {
 			t.Fatalf("%q -> %q changed literals or comments: %q -> %q", sql, st.SQL, a, b)
