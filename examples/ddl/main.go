@@ -5,7 +5,8 @@
 //
 //	go run ./examples/ddl
 //
-// It starts the embedded server (spannerfasttest) in-process; with a DSN
+// It starts the embedded server (spannerfasttest) in-process, or uses a new
+// database on the emulator when SPANNER_EMULATOR_HOST is set; with a DSN
 // for a real database the code is the same (and the same as with
 // go-sql-spanner, but for the driver name and import).
 package main
@@ -20,7 +21,7 @@ import (
 	"strings"
 
 	_ "github.com/spannerfast/spannerfast/driver"
-	"github.com/spannerfast/spannerfast/spannerfasttest"
+	"github.com/spannerfast/spannerfast/internal/embedded"
 )
 
 func main() {
@@ -30,12 +31,13 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer) error {
-	srv, err := spannerfasttest.Start()
+	target, err := embedded.ForExample("ddl")
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	db, err := sql.Open("spannerfast", srv.DSN())
+	defer target.Close()
+	fmt.Fprintln(w, "running on", target)
+	db, err := sql.Open("spannerfast", target.DSN())
 	if err != nil {
 		return err
 	}

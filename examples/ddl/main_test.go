@@ -3,19 +3,26 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/spannerfast/spannerfast/internal/emulatortest"
 )
 
-// TestDDLExample runs the example, as `go run ./examples/ddl` does, and
-// checks the schema it saw after each migration step.
+func TestMain(m *testing.M) { os.Exit(emulatortest.Main(m)) }
+
+// TestDDLExample runs the example, as `go run ./examples/ddl` does, on the
+// embedded server and on the emulator, and checks the schema it saw after
+// each migration step.
 func TestDDLExample(t *testing.T) {
-	var buf bytes.Buffer
-	if err := run(context.Background(), &buf); err != nil {
-		t.Fatal(err)
-	}
-	got := buf.String()
-	want := `== inspect the schema
+	emulatortest.OnEmbeddedAndEmulator(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		if err := run(context.Background(), &buf); err != nil {
+			t.Fatal(err)
+		}
+		got := buf.String()
+		want := `== inspect the schema
 tables: Albums, Singers, Venues
 Singers columns: SingerId INT64, FirstName STRING(1024), LastName STRING(1024), Rating INT64
 indexes: Albums AlbumsByTitle, Singers SingersByLastName, Venues VenuesByName
@@ -28,7 +35,8 @@ tables: Singers
 Singers columns: SingerId INT64, FirstName STRING(1024), LastName STRING(1024), Rating INT64
 indexes: Singers SingersByLastName
 `
-	if !strings.HasSuffix(got, want) {
-		t.Fatalf("output:\n%s\nwant it to end with:\n%s", got, want)
-	}
+		if !strings.HasSuffix(got, want) {
+			t.Fatalf("output:\n%s\nwant it to end with:\n%s", got, want)
+		}
+	})
 }

@@ -5,7 +5,8 @@
 //
 //	go run ./examples/gorm
 //
-// It starts the embedded server (spannerfasttest) in-process. Keys are
+// It starts the embedded server (spannerfasttest) in-process, or uses a new
+// database on the emulator when SPANNER_EMULATOR_HOST is set. Keys are
 // chosen by the application: the embedded server has no sequences, so
 // auto-increment keys (IDENTITY columns on Spanner) are not used here.
 package main
@@ -24,7 +25,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
-	"github.com/spannerfast/spannerfast/spannerfasttest"
+	"github.com/spannerfast/spannerfast/internal/embedded"
 	"github.com/spannerfast/spannerfast/spannergorm"
 )
 
@@ -53,12 +54,13 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer) error {
-	srv, err := spannerfasttest.Start()
+	target, err := embedded.ForExample("gorm")
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	db, err := gorm.Open(spannergorm.New(spannergorm.Config{DSN: srv.DSN()}),
+	defer target.Close()
+	fmt.Fprintln(w, "running on", target)
+	db, err := gorm.Open(spannergorm.New(spannergorm.Config{DSN: target.DSN()}),
 		&gorm.Config{Logger: logger.Discard})
 	if err != nil {
 		return err

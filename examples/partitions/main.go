@@ -1,5 +1,6 @@
 // Command partitions reads one query through partitions on the embedded
-// server:
+// server (or on a new database on the emulator when SPANNER_EMULATOR_HOST
+// is set):
 //
 //	go run ./examples/partitions
 //
@@ -18,7 +19,7 @@ import (
 	"log"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
-	"github.com/spannerfast/spannerfast/spannerfasttest"
+	"github.com/spannerfast/spannerfast/internal/embedded"
 )
 
 func main() {
@@ -31,19 +32,20 @@ func main() {
 
 // run returns the number of rows read the three ways together.
 func run(ctx context.Context) (int, error) {
-	srv, err := spannerfasttest.Start()
+	target, err := embedded.ForExample("partitions")
 	if err != nil {
 		return 0, err
 	}
-	defer srv.Close()
-	if err := srv.CreateTables(ctx, "CREATE TABLE Singers (SingerId INT64 NOT NULL, Name STRING(MAX)) PRIMARY KEY (SingerId)"); err != nil {
-		return 0, err
-	}
-	db, err := sql.Open("spannerfast", srv.DSN())
+	defer target.Close()
+	fmt.Println("running on", target)
+	db, err := sql.Open("spannerfast", target.DSN())
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE TABLE Singers (SingerId INT64 NOT NULL, Name STRING(MAX)) PRIMARY KEY (SingerId)"); err != nil {
+		return 0, err
+	}
 	for i := range 10 {
 		if _, err := db.ExecContext(ctx, "INSERT INTO Singers (SingerId, Name) VALUES (?, ?)", int64(i), fmt.Sprintf("Singer %d", i)); err != nil {
 			return 0, err
@@ -51,7 +53,7 @@ func run(ctx context.Context) (int, error) {
 	}
 
 	// 1. Partition in a batch read-only transaction, read elsewhere.
-	n1, err := partitionAndExecute(ctx, db, srv.DSN())
+	n1, err := partitionAndExecute(ctx, db, target.DSN())
 	if err != nil {
 		return 0, err
 	}

@@ -3,9 +3,10 @@
 //	go run ./examples/quickstart                 # embedded in-process server
 //	go run ./examples/quickstart -dsn 'projects/p/instances/i/databases/d'
 //
-// With no -dsn it starts the embedded server (spannerfasttest) in-process
-// (or, when SPANNER_EMULATOR_HOST is set, uses the emulator with
-// autoConfigEmulator). Everything then goes through database/sql and the
+// With no -dsn it starts the embedded server (spannerfasttest) in-process,
+// or, when SPANNER_EMULATOR_HOST is set, creates a new database on that
+// emulator (autoConfigEmulator=true) and drops it at the end, as every
+// example does. Everything then goes through database/sql and the
 // "spannerfast" driver: it creates a table (DDL), loads a few thousand rows
 // (mutations through Apply) and queries them.
 package main
@@ -16,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"os"
 	"strings"
 	"time"
 
@@ -27,7 +27,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	spannerdriver "github.com/spannerfast/spannerfast/driver"
-	"github.com/spannerfast/spannerfast/spannerfasttest"
+	"github.com/spannerfast/spannerfast/internal/embedded"
 )
 
 const rowCount = 3000
@@ -52,17 +52,13 @@ func main() {
 
 func run(ctx context.Context, dsnString string) error {
 	if dsnString == "" {
-		if host := os.Getenv("SPANNER_EMULATOR_HOST"); host != "" {
-			dsnString = host + "/projects/quickstart/instances/quickstart/databases/quickstart;autoConfigEmulator=true"
-		} else {
-			srv, err := spannerfasttest.Start()
-			if err != nil {
-				return err
-			}
-			defer srv.Close()
-			dsnString = srv.DSN()
-			fmt.Println("started the embedded Spanner server at", srv.Addr())
+		target, err := embedded.ForExample("quickstart")
+		if err != nil {
+			return err
 		}
+		defer target.Close()
+		dsnString = target.DSN()
+		fmt.Println("running on", target)
 	}
 	db, err := sql.Open("spannerfast", dsnString)
 	if err != nil {

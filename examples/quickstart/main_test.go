@@ -2,14 +2,20 @@ package main
 
 import (
 	"context"
+	"os"
 	"testing"
+
+	"github.com/spannerfast/spannerfast/internal/emulatortest"
 )
 
-// TestQuickstart runs the quickstart on the embedded server, as
-// `go run ./examples/quickstart` does.
+func TestMain(m *testing.M) { os.Exit(emulatortest.Main(m)) }
+
+// TestQuickstart runs the quickstart as `go run ./examples/quickstart` does,
+// on the embedded server and on the emulator.
 func TestQuickstart(t *testing.T) {
-	t.Setenv("SPANNER_EMULATOR_HOST", "")
-	if err := run(context.Background(), ""); err != nil {
-		t.Fatal(err)
-	}
+	emulatortest.OnEmbeddedAndEmulator(t, func(t *testing.T) {
+		if err := run(context.Background(), ""); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -1,5 +1,6 @@
 // Command rawdecode shows spannerfast's two ownership modes on the embedded
-// server:
+// server (or on a new database on the emulator when SPANNER_EMULATOR_HOST is
+// set):
 //
 //	go run ./examples/rawdecode
 //
@@ -19,7 +20,7 @@ import (
 	"log"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
-	"github.com/spannerfast/spannerfast/spannerfasttest"
+	"github.com/spannerfast/spannerfast/internal/embedded"
 )
 
 func main() {
@@ -29,12 +30,13 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	srv, err := spannerfasttest.Start()
+	target, err := embedded.ForExample("rawdecode")
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	safe, err := sql.Open("spannerfast", srv.DSN())
+	defer target.Close()
+	fmt.Println("running on", target)
+	safe, err := sql.Open("spannerfast", target.DSN())
 	if err != nil {
 		return err
 	}
@@ -60,7 +62,7 @@ func run(ctx context.Context) error {
 
 	// 2. Raw mode from the DSN, with poisoning on so that misuse shows: Scan
 	// into *string copies, so keeping the strings is correct.
-	raw, err := sql.Open("spannerfast", srv.DSN("rawDecode=true", "poison_raw_buffers=true"))
+	raw, err := sql.Open("spannerfast", target.DSN("rawDecode=true", "poison_raw_buffers=true"))
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,8 @@
 //
 //	go run ./examples/transactions
 //
-// It starts the embedded server (spannerfasttest) in-process, creates its
+// It starts the embedded server (spannerfasttest) in-process (or uses a new
+// database on the emulator when SPANNER_EMULATOR_HOST is set), creates its
 // table through database/sql and runs each step against it. The code is
 // what it would be with go-sql-spanner, but for the driver name and import.
 package main
@@ -21,7 +22,7 @@ import (
 	"cloud.google.com/go/spanner"
 
 	spannerdriver "github.com/spannerfast/spannerfast/driver"
-	"github.com/spannerfast/spannerfast/spannerfasttest"
+	"github.com/spannerfast/spannerfast/internal/embedded"
 )
 
 func main() {
@@ -35,12 +36,13 @@ var out io.Writer = os.Stdout
 
 func run(ctx context.Context, w io.Writer) error {
 	out = w
-	srv, err := spannerfasttest.Start()
+	target, err := embedded.ForExample("transactions")
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	db, err := sql.Open("spannerfast", srv.DSN())
+	defer target.Close()
+	fmt.Fprintln(w, "running on", target)
+	db, err := sql.Open("spannerfast", target.DSN())
 	if err != nil {
 		return err
 	}

@@ -416,3 +416,19 @@ func setUp(ctx context.Context) (*database.DatabaseAdminClient, error) {
 	emu.instanceDone, emu.instanceErr = true, err
 	return emu.dbAdmin, err
 }
+
+// OnEmbeddedAndEmulator runs run twice as subtests of t: "embedded" with
+// SPANNER_EMULATOR_HOST cleared (code that picks its target by that
+// variable, as the examples do, starts the embedded server) and "emulator"
+// with it set to Endpoint (skipped, or failed under CI, without one).
+func OnEmbeddedAndEmulator(t *testing.T, run func(t *testing.T)) {
+	t.Helper()
+	t.Run("embedded", func(t *testing.T) {
+		t.Setenv(EmulatorHostEnv, "")
+		run(t)
+	})
+	t.Run("emulator", func(t *testing.T) {
+		t.Setenv(EmulatorHostEnv, Endpoint(t))
+		run(t)
+	})
+}

@@ -1,0 +1,108 @@
+package embedded
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	database "cloud.google.com/go/spanner/admin/database/apiv1"
+	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/spannerfasttest"
+)
+
+// EmulatorHostEnv names the variable that points the examples at a Cloud
+// Spanner emulator.
+const EmulatorHostEnv = "SPANNER_EMULATOR_HOST"
+
+// The project and instance of the databases examples create on the
+// emulator.
+const (
+	ExampleProject  = "examples"
+	ExampleInstance = "examples"
+)
+
+// Example is what an example runs on: the emulator named by
+// SPANNER_EMULATOR_HOST or, without it, the embedded server.
+type Example struct {
+	// Emulator is true on the emulator.
+	Emulator bool
+	target   Target
+	base     string // DSN without extra properties
+	srv      *spannerfasttest.Server
+}
+
+// ForExample picks an example's target, the one rule every example uses.
+// With SPANNER_EMULATOR_HOST set it names a new database on that emulator
+// (id: name and a random suffix, in instance "examples"), which
+// autoConfigEmulator=true in the DSN creates, instance included, on the
+// first statement; Close drops it, so the example can run again. Otherwise
+// it starts the embedded server (spannerfasttest) in-process; Close stops it.
+func ForExample(name string) (*Example, error) {
+	if host := os.Getenv(EmulatorHostEnv); host != "" {
+		var r [4]byte
+		_, _ = rand.Read(r[:])
+		id := fmt.Sprintf("%.20s-%s", strings.ToLower(name), hex.EncodeToString(r[:]))
+		path := "projects/" + ExampleProject + "/instances/" + ExampleInstance + "/databases/" + id
+		return &Example{
+			Emulator: true,
+			target:   Target{Endpoint: host, PlainText: true, Database: path},
+			base:     host + "/" + path + ";autoConfigEmulator=true",
+		}, nil
+	}
+	srv, err := spannerfasttest.Start()
+	if err != nil {
+		return nil, fmt.Errorf("embedded: %w", err)
+	}
+	return &Example{
+		target: Target{Endpoint: srv.Addr(), PlainText: true, Database: srv.DatabasePath()},
+		base:   srv.DSN(),
+		srv:    srv,
+	}, nil
+}
+
+// DSN returns the spannerfast DSN of the target with extra properties
+// appended (each "key=value").
+func (e *Example) DSN(props ...string) string {
+	var b strings.Builder
+	b.WriteString(e.base)
+	for _, p := range props {
+		b.WriteString(";" + p)
+	}
+	return b.String()
+}
+
+// String says what the example runs on, for its first line of output.
+func (e *Example) String() string {
+	if e.Emulator {
+		return "the Cloud Spanner emulator at " + e.target.Endpoint + ", database " + e.target.Database
+	}
+	return "the embedded Spanner server at " + e.target.Endpoint
+}
+
+// Close stops the embedded server, or drops the emulator database (if the
+// example got as far as creating it).
+func (e *Example) Close() error {
+	if e.srv != nil {
+		e.srv.Close()
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := database.NewDatabaseAdminClient(ctx, e.target.clientOptions()...)
+	if err != nil {
+		return fmt.Errorf("embedded: admin client: %w", err)
+	}
+	defer admin.Close()
+	err = admin.DropDatabase(ctx, &databasepb.DropDatabaseRequest{Database: e.target.Database})
+	if err != nil && status.Code(err) != codes.NotFound {
+		return fmt.Errorf("embedded: drop %s: %w", e.target.Database, err)
+	}
+	return nil
+}
