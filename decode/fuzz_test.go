@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -522,6 +523,43 @@ func FuzzParseDecimalInt64(f *testing.F) {
 		wantOK := err == nil && len(s) <= 20
 		if ok != wantOK || (ok && got != want) {
 			t.Fatalf("%q: got %d, %v; strconv %d, %v", s, got, ok, want, err)
+		}
+	})
+}
+
+// FuzzDate holds DATE decoding to civil.ParseDate: a value is accepted, as
+// its own text, exactly when it is a valid "YYYY-MM-DD" date of years
+// 0001-9999, in both modes.
+func FuzzDate(f *testing.F) {
+	for _, s := range []string{"2024-02-29", "2023-02-29", "0001-01-01", "9999-12-31", "0000-01-01", "2024-1-01",
+		"20240101", "2024-01-01T00:00:00Z", "+202-01-01", "2024-04-31", "2024-13-01", "", "２０２４-01-01"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := civil.ParseDate(s)
+		wantOK := err == nil && len(s) == 10 && d.Year >= 1 && d.String() == s
+		// string_value (field 3), written by hand: the text may be any bytes.
+		in := protowire.AppendString(protowire.AppendTag(nil, 3, protowire.BytesType), s)
+		for _, raw := range []bool{false, true} {
+			dec := decode.NewRowDecoder(mustPlan(t, decode.Options{Raw: raw}, fld("d", tDate)), false)
+			dest := make([]driver.Value, 1)
+			err := dec.Decode([][]byte{in}, dest)
+			if (err == nil) != wantOK {
+				t.Fatalf("raw=%v %q: err %v, civil.ParseDate %v, %v", raw, s, err, d, wantOK)
+			}
+			if err != nil {
+				continue
+			}
+			var got string
+			switch v := dest[0].(type) {
+			case string:
+				got = v
+			case []byte:
+				got = string(v)
+			}
+			if got != s {
+				t.Fatalf("raw=%v: decoded %#v, want the text %q", raw, dest[0], s)
+			}
 		}
 	})
 }

@@ -3,8 +3,6 @@ package decode
 import (
 	"time"
 	"unsafe"
-
-	"cloud.google.com/go/civil"
 )
 
 // The row slab's layout, in one place.
@@ -16,10 +14,9 @@ import (
 // takes one slot:
 //
 //	INT64, FLOAT64, FLOAT32   fixedSlot: the number (a float32 in its first 4 bytes)
-//	STRING, UUID,             safe: stringSlot (a string header), its bytes in
+//	STRING, UUID, DATE,       safe: stringSlot (a string header), its bytes in
 //	NUMERIC as text             the content; raw: sliceSlot (a []byte header
 //	                            aliasing the receive buffer)
-//	DATE                      dateSlot: a civil.Date
 //	BYTES, PROTO              sliceSlot (a []byte header), the decoded bytes in
 //	                            the content
 //	TIMESTAMP                 timeSlot: a UTC time.Time
@@ -34,12 +31,10 @@ const (
 	stringSlot = (int(unsafe.Sizeof("")) + slabAlign - 1) &^ (slabAlign - 1)
 	sliceSlot  = (int(unsafe.Sizeof([]byte(nil))) + slabAlign - 1) &^ (slabAlign - 1)
 	timeSlot   = (timeBytes + slabAlign - 1) &^ (slabAlign - 1)
-	dateSlot   = (dateBytes + slabAlign - 1) &^ (slabAlign - 1)
 	// rawStringSlot is what a string-like column takes in raw mode.
 	rawStringSlot = sliceSlot
 
 	timeBytes = int(unsafe.Sizeof(time.Time{}))
-	dateBytes = int(unsafe.Sizeof(civil.Date{}))
 )
 
 // slabKind says how many bytes of a row's slab a column's value takes.
@@ -48,10 +43,9 @@ type slabKind uint8
 const (
 	slabNone   slabKind = iota
 	slabFixed8          // INT64, FLOAT64, FLOAT32
-	slabString          // STRING, UUID, NUMERIC as text: header + bytes (raw: a []byte header)
+	slabString          // STRING, UUID, DATE, NUMERIC as text: header + bytes (raw: a []byte header)
 	slabBytes           // BYTES, PROTO: header + decoded bytes
 	slabTime            // TIMESTAMP
-	slabDate            // DATE
 )
 
 // Compile-time checks: each array has a negative length, and the build

@@ -101,8 +101,6 @@ func (l *rowLayout) add(col int, k slabKind, raw bool) {
 		l.slots += fixedSlot
 	case slabTime:
 		l.slots += timeSlot
-	case slabDate:
-		l.slots += dateSlot
 	case slabString:
 		if raw {
 			l.slots += rawStringSlot // a header aliasing the receive buffer
@@ -124,7 +122,6 @@ var (
 	scanNullString  = reflect.TypeFor[sql.NullString]()
 	scanNullTime    = reflect.TypeFor[sql.NullTime]()
 	scanBytes       = reflect.TypeFor[[]byte]()
-	scanNullDate    = reflect.TypeFor[spanner.NullDate]()
 	scanNullNumeric = reflect.TypeFor[spanner.NullNumeric]()
 	scanNullJSON    = reflect.TypeFor[spanner.NullJSON]()
 	scanNullUUID    = reflect.TypeFor[spanner.NullUUID]()
@@ -156,7 +153,10 @@ func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, erro
 	case codeTimestamp:
 		return columnPlan{fastTimestamp, slabTime}, scanNullTime, nil
 	case codeDate:
-		return columnPlan{onValue(decodeDate), slabDate}, scanNullDate, nil
+		// Next gives the text (go-sql-spanner's string), so the scan type
+		// is the nullable string; civil.Date and spanner.NullDate scan the
+		// text as well, in both modes.
+		return columnPlan{fastDate, slabString}, scanNullString, nil
 	case codeUUID:
 		if o.Raw {
 			return columnPlan{onValue(decodeUUID), slabString}, scanRawUUID, nil

@@ -9,7 +9,6 @@ import (
 	"time"
 	"unsafe"
 
-	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
 )
 
@@ -142,26 +141,29 @@ func decodeString(v Value, a *arena) (driver.Value, error) {
 	return a.string(v.Bytes), nil
 }
 
-// decodeDate gives a civil.Date, as go-sql-spanner does: civil.Date and
-// spanner.NullDate scan it by copying, with no text to parse again.
+// decodeDate gives the date's "YYYY-MM-DD" text, as go-sql-spanner does
+// (a string; in raw mode []byte aliasing the message, like STRING). The
+// text is checked first, so a malformed date fails Next rather than Scan.
+// civil.Date and spanner.NullDate scan the text (civil.Date is a
+// sql.Scanner), *string takes it as it is.
 func decodeDate(v Value, a *arena) (driver.Value, error) {
 	if v.Kind == KindNull {
 		return nil, nil
 	}
-	d, err := parseDate(v)
-	if err != nil {
+	if _, err := parseDate(v); err != nil {
 		return nil, err
 	}
-	return a.date(d), nil
+	return a.string(v.Bytes), nil
 }
 
-var dateType = typeWord(civil.Date{})
-
-// date boxes d in the row's slab; civil.Date holds no pointers.
-func (a *arena) date(d civil.Date) driver.Value {
-	p := a.take(dateSlot)
-	*(*civil.Date)(p) = d
-	return box(dateType, p)
+// fastDate is decodeDate for a value that is exactly one string field.
+func fastDate(b []byte, a *arena) (driver.Value, error) {
+	if s, ok := stringPayload(b); ok {
+		if _, ok := parseDateBytes(s); ok {
+			return a.string(s), nil
+		}
+	}
+	return onValue(decodeDate)(b, a)
 }
 
 func decodeUUID(v Value, a *arena) (driver.Value, error) {

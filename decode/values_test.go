@@ -121,11 +121,12 @@ var scalarCases = []valueCase{
 	{name: "timestamp before epoch", typ: tTimestamp, in: str("1969-12-31T23:59:59.5Z"), want: utc(1969, 12, 31, 23, 59, 59, 500000000)},
 	{name: "timestamp null", typ: tTimestamp, in: null(), want: nil},
 
-	{name: "date", typ: tDate, in: str("2023-06-15"), want: civil.Date{Year: 2023, Month: 6, Day: 15}},
-	{name: "date year 0001", typ: tDate, in: str("0001-01-01"), want: civil.Date{Year: 1, Month: 1, Day: 1}},
-	{name: "date year 9999", typ: tDate, in: str("9999-12-31"), want: civil.Date{Year: 9999, Month: 12, Day: 31}},
-	{name: "date leap day", typ: tDate, in: str("2024-02-29"), want: civil.Date{Year: 2024, Month: 2, Day: 29}},
-	{name: "date leap day 2000", typ: tDate, in: str("2000-02-29"), want: civil.Date{Year: 2000, Month: 2, Day: 29}},
+	// DATE is its text, as go-sql-spanner returns it (checked first).
+	{name: "date", typ: tDate, in: str("2023-06-15"), want: "2023-06-15"},
+	{name: "date year 0001", typ: tDate, in: str("0001-01-01"), want: "0001-01-01"},
+	{name: "date year 9999", typ: tDate, in: str("9999-12-31"), want: "9999-12-31"},
+	{name: "date leap day", typ: tDate, in: str("2024-02-29"), want: "2024-02-29"},
+	{name: "date leap day 2000", typ: tDate, in: str("2000-02-29"), want: "2000-02-29"},
 	{name: "date null", typ: tDate, in: null(), want: nil},
 
 	{name: "uuid", typ: tUUID, in: str("0b6f7d46-9c4e-4f0e-8c59-2a4f3c1d9e77"), want: "0b6f7d46-9c4e-4f0e-8c59-2a4f3c1d9e77"},
@@ -292,7 +293,7 @@ func rawForm(t *spannerpb.Type, o decode.Options, v driver.Value) driver.Value {
 		return v
 	}
 	switch t.GetCode() {
-	case spannerpb.TypeCode_STRING, spannerpb.TypeCode_UUID:
+	case spannerpb.TypeCode_STRING, spannerpb.TypeCode_UUID, spannerpb.TypeCode_DATE:
 		return []byte(s)
 	case spannerpb.TypeCode_NUMERIC:
 		if o.NumericAsString || t.GetTypeAnnotation() == spannerpb.TypeAnnotationCode_PG_NUMERIC {
@@ -358,6 +359,7 @@ func TestScanTargets(t *testing.T) {
 		safeOnly bool
 	}
 	targets := []target{
+		{"date into *any", tDate, str("9999-12-31"), func() any { return new(any) }, "", decode.Options{}, false},
 		{"string into *string", tString, str("héllo"), func() any { return new(string) }, canon("héllo"), decode.Options{}, false},
 		{"string into *sql.NullString", tString, str("x"), func() any { return new(sql.NullString) }, canon(sql.NullString{String: "x", Valid: true}), decode.Options{}, false},
 		{"string into *[]byte", tString, str("x"), func() any { return new([]byte) }, canon([]byte("x")), decode.Options{}, false},
@@ -365,7 +367,11 @@ func TestScanTargets(t *testing.T) {
 		{"null string into *sql.NullString", tString, null(), func() any { return new(sql.NullString) }, canon(sql.NullString{}), decode.Options{}, false},
 		{"date into *civil.Date", tDate, str("2024-02-29"), func() any { return new(civil.Date) }, canon(civil.Date{Year: 2024, Month: 2, Day: 29}), decode.Options{}, false},
 		{"date into *spanner.NullDate", tDate, str("0001-01-01"), func() any { return new(spanner.NullDate) }, canon(nd(1, 1, 1)), decode.Options{}, false},
-		{"date into *any", tDate, str("9999-12-31"), func() any { return new(any) }, canon(civil.Date{Year: 9999, Month: 12, Day: 31}), decode.Options{}, false},
+		{"date into *string", tDate, str("2024-02-29"), func() any { return new(string) }, canon("2024-02-29"), decode.Options{}, false},
+		{"date into *sql.NullString", tDate, str("2024-02-29"), func() any { return new(sql.NullString) }, canon(sql.NullString{String: "2024-02-29", Valid: true}), decode.Options{}, false},
+		{"date into **civil.Date", tDate, str("2024-02-29"), func() any { return new(*civil.Date) }, canon(&civil.Date{Year: 2024, Month: 2, Day: 29}), decode.Options{}, false},
+		{"null date into **civil.Date", tDate, null(), func() any { p := &civil.Date{Year: 1}; return &p }, canon((*civil.Date)(nil)), decode.Options{}, false},
+		{"null date into *spanner.NullDate", tDate, null(), func() any { return &spanner.NullDate{Valid: true} }, canon(spanner.NullDate{}), decode.Options{}, false},
 		{"uuid into *uuid.UUID", tUUID, str(uuidA), func() any { return new(uuid.UUID) }, canon(uuid.MustParse(uuidA)), decode.Options{}, false},
 		{"uuid into *string", tUUID, str(uuidA), func() any { return new(string) }, canon(uuidA), decode.Options{}, false},
 		{"numeric into *spanner.NullNumeric", tNumeric, str("1.5"), func() any { return new(spanner.NullNumeric) }, canon(nn("3/2")), decode.Options{}, false},
@@ -409,6 +415,13 @@ func TestScanTargets(t *testing.T) {
 					want = canon(any("x"))
 					if raw {
 						want = canon(any([]byte("x")))
+					}
+				}
+				if tt.name == "date into *any" {
+					// go-sql-spanner's value: the text (raw: a copy of the bytes).
+					want = canon(any("9999-12-31"))
+					if raw {
+						want = canon(any([]byte("9999-12-31")))
 					}
 				}
 				if got != want {
@@ -526,19 +539,35 @@ func TestRandomResultSets(t *testing.T) {
 	}
 }
 
-// TestDateIntoString: DATE is a civil.Date, which database/sql cannot
-// convert into a string (as with go-sql-spanner, README "Values"); the
-// error names the types, and a STRING cast of the column is the way to
-// text.
+// TestDateIntoString: DATE is its "YYYY-MM-DD" text, as go-sql-spanner
+// returns it since April 2025, so code scanning it into a *string works
+// after switching drivers, in both modes; civil.Date and spanner.NullDate
+// parse that text in their Scan. A NULL into *string fails as database/sql
+// fails it for any driver.
 func TestDateIntoString(t *testing.T) {
 	for _, raw := range []bool{false, true} {
 		p := mustPlan(t, decode.Options{Raw: raw}, fld("d", tDate))
 		d := decode.NewRowDecoder(p, false)
 		in := enc(str("2024-02-29"))
 		var s string
-		err := sqlScan(1, func(dv []driver.Value) error { return d.Decode([][]byte{in}, dv) }, &s)
-		if err == nil || !strings.Contains(err.Error(), "civil.Date") {
-			t.Errorf("raw=%v: DATE into *string: %v, want database/sql's conversion error naming civil.Date", raw, err)
+		if err := sqlScan(1, func(dv []driver.Value) error { return d.Decode([][]byte{in}, dv) }, &s); err != nil || s != "2024-02-29" {
+			t.Errorf("raw=%v: DATE into *string: %q, %v; want 2024-02-29", raw, s, err)
+		}
+		var cd civil.Date
+		var nd spanner.NullDate
+		if err := sqlScan(1, func(dv []driver.Value) error { return d.Decode([][]byte{in}, dv) }, &cd); err != nil || cd != (civil.Date{Year: 2024, Month: 2, Day: 29}) {
+			t.Errorf("raw=%v: DATE into *civil.Date: %v, %v", raw, cd, err)
+		}
+		if err := sqlScan(1, func(dv []driver.Value) error { return d.Decode([][]byte{in}, dv) }, &nd); err != nil || nd != (spanner.NullDate{Date: civil.Date{Year: 2024, Month: 2, Day: 29}, Valid: true}) {
+			t.Errorf("raw=%v: DATE into *spanner.NullDate: %v, %v", raw, nd, err)
+		}
+		nul := enc(null())
+		err := sqlScan(1, func(dv []driver.Value) error { return d.Decode([][]byte{nul}, dv) }, &s)
+		if err == nil || !strings.Contains(err.Error(), "converting NULL to string") {
+			t.Errorf("raw=%v: NULL DATE into *string: %v, want database/sql's NULL conversion error", raw, err)
+		}
+		if p.Columns[0].ScanType != reflect.TypeFor[sql.NullString]() {
+			t.Errorf("raw=%v: ScanType %v, want sql.NullString (Next gives the text)", raw, p.Columns[0].ScanType)
 		}
 	}
 }

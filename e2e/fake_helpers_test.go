@@ -203,11 +203,12 @@ func officialValue(g spanner.GenericColumnValue, m mode) (any, error) {
 		}
 		return v, nil
 	case spannerpb.TypeCode_DATE:
+		// go-sql-spanner gives the text as it came (a string).
 		var v spanner.NullDate
 		if err := g.Decode(&v); err != nil || !v.Valid {
 			return nil, err
 		}
-		return v.Date, nil
+		return m.text(g.Value.GetStringValue()), nil
 	case spannerpb.TypeCode_TIMESTAMP:
 		var v spanner.NullTime
 		if err := g.Decode(&v); err != nil || !v.Valid {
