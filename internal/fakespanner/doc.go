@@ -56,7 +56,8 @@
 // Err such as ErrUnavailable, ErrRSTStream (INTERNAL "stream terminated by
 // RST_STREAM", which clients retry), ErrAborted or ErrDeadlineExceeded;
 // Times limits how often. AddMethodFault does the same for any method at
-// its start (e.g. ABORTED from Commit, a slow CreateSession).
+// its start (e.g. ABORTED from Commit, a slow CreateSession) or, with
+// AfterRun, after a unary method ran (a Commit applied whose answer is lost).
 //
 // # Recording
 //

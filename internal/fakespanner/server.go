@@ -264,6 +264,25 @@ func (s *Server) beforeMethod(ctx context.Context, method string, req any) error
 	faults := s.methodFaults[method]
 	s.mu.Unlock()
 	for _, f := range faults {
+		if f.AfterRun {
+			continue
+		}
+		if err := s.fireOne(ctx, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// afterMethod fires the AfterRun faults of a unary method that ran.
+func (s *Server) afterMethod(ctx context.Context, method string) error {
+	s.mu.Lock()
+	faults := s.methodFaults[method]
+	s.mu.Unlock()
+	for _, f := range faults {
+		if !f.AfterRun {
+			continue
+		}
 		if err := s.fireOne(ctx, f); err != nil {
 			return err
 		}
@@ -272,10 +291,18 @@ func (s *Server) beforeMethod(ctx context.Context, method string, req any) error
 }
 
 func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if err := s.beforeMethod(ctx, path.Base(info.FullMethod), req); err != nil {
+	method := path.Base(info.FullMethod)
+	if err := s.beforeMethod(ctx, method, req); err != nil {
 		return nil, err
 	}
-	return handler(ctx, req)
+	resp, err := handler(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	if ferr := s.afterMethod(ctx, method); ferr != nil {
+		return nil, ferr
+	}
+	return resp, nil
 }
 
 func (s *Server) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
@@ -323,11 +350,20 @@ type Fault struct {
 	// Times is how many times the fault fires: 0 means once, negative
 	// means every time.
 	Times int
+	// AfterRun (AddMethodFault, unary methods only) fires the fault after
+	// the method ran and succeeded: its effect stands (a Commit committed)
+	// but the client gets Err instead of the answer, as when a connection
+	// breaks after the server acted.
+	AfterRun bool
+	// Skip is how many times the fault lets its position or method pass
+	// before it fires (e.g. ABORTED from the second Commit only).
+	Skip int
 }
 
 type faultState struct {
 	Fault
 	left int // remaining firings; negative: unlimited
+	skip int // passes left before the first firing
 }
 
 func newFaultState(f Fault) *faultState {
@@ -335,7 +371,7 @@ func newFaultState(f Fault) *faultState {
 	if left == 0 {
 		left = 1
 	}
-	return &faultState{Fault: f, left: left}
+	return &faultState{Fault: f, left: left, skip: f.Skip}
 }
 
 func ctxErr(ctx context.Context) error {
@@ -345,6 +381,11 @@ func ctxErr(ctx context.Context) error {
 func (s *Server) fireOne(ctx context.Context, f *faultState) error {
 	s.mu.Lock()
 	if f.left == 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	if f.skip > 0 {
+		f.skip--
 		s.mu.Unlock()
 		return nil
 	}

@@ -615,6 +615,29 @@ func TestRecordingAndMethodFaults(t *testing.T) {
 	if _, err := c.Commit(ctx, commit); err != nil {
 		t.Fatal(err)
 	}
+	// AfterRun: the method runs (a transaction commits), then the client
+	// gets the error; Skip: the fault lets the first call pass.
+	s.AddMethodFault("BeginTransaction", Fault{Err: ErrRSTStream, AfterRun: true})
+	s.AddMethodFault("BeginTransaction", Fault{Err: ErrAborted, Skip: 1})
+	rw := &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadWrite_{ReadWrite: &spannerpb.TransactionOptions_ReadWrite{}}}
+	_, err = c.BeginTransaction(ctx, &spannerpb.BeginTransactionRequest{Session: sess, Options: rw})
+	wantCode(t, err, codes.Internal, "RST_STREAM")
+	_, err = c.BeginTransaction(ctx, &spannerpb.BeginTransactionRequest{Session: sess, Options: rw})
+	wantCode(t, err, codes.Aborted, "")
+	tx, err := c.BeginTransaction(ctx, &spannerpb.BeginTransactionRequest{Session: sess, Options: rw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first call ran (its transaction exists), the second did not.
+	s.mu.Lock()
+	began := len(s.txns)
+	s.mu.Unlock()
+	if began != 2 {
+		t.Fatalf("%d transactions begun, want 2", began)
+	}
+	if _, err := c.Rollback(ctx, &spannerpb.RollbackRequest{Session: sess, TransactionId: tx.GetId()}); err != nil {
+		t.Fatal(err)
+	}
 	// On a streaming method, after the request is recorded.
 	s.AddMethodFault("ExecuteStreamingSql", Fault{Err: ErrUnavailable})
 	_, err = readAll(t, c, ctx, &spannerpb.ExecuteSqlRequest{Session: sess, Sql: "SELECT 1"})
