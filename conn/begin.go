@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -130,9 +131,14 @@ func (c *Conn) commitReplaying(ctx context.Context, t *txn) error {
 
 // noteUnknownOutcome marks the connection for discarding when a commit or
 // rollback failed in a way that leaves open what the server did (the call
-// broke off rather than being refused): database/sql then drops the
-// connection instead of handing it to the next user.
+// broke off rather than being refused; a *CommitOutcomeUnknownError):
+// database/sql then drops the connection instead of handing it to the next
+// user.
 func (c *Conn) noteUnknownOutcome(err error) {
+	if errors.Is(err, ErrCommitOutcomeUnknown) {
+		c.stateUnknown = true
+		return
+	}
 	switch status.Code(err) {
 	case codes.Unknown, codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.Internal:
 		c.stateUnknown = true

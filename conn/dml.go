@@ -56,6 +56,7 @@ func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword stri
 	})
 	if err != nil {
 		t.rollbackAfterFailure(ctx)
+		c.noteCommitOutcome(err)
 		return nil, err
 	}
 	return res, nil
@@ -178,6 +179,7 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 	}
 	if err != nil {
 		t.rollbackAfterFailure(ctx)
+		c.noteCommitOutcome(err)
 		return nil, err
 	}
 	return buf, nil

@@ -89,7 +89,11 @@
 // BeginTransaction when that fails or begin_transaction_option=EXPLICIT),
 // number their requests, carry the latest precommit token to Commit, and,
 // with retry_aborts_internally, are replayed after an abort against a log
-// of what each statement returned (txn_replay.go). The rows of a query in
+// of what each statement returned (txn_replay.go). A stream re-sent after
+// its transaction's id came back selects that id (queryStream.open). A
+// Commit is retried only where it cannot have been applied; otherwise its
+// error is a *CommitOutcomeUnknownError and nothing is replayed
+// (commit_outcome.go). The rows of a query in
 // a read-write transaction are a txnRows that can carry on from a new
 // stream after a replay; their raw values obey the same rule as any raw
 // value: valid until the next Next.

@@ -82,6 +82,7 @@ func (c *Conn) Apply(ctx context.Context, ms []*spanner.Mutation, opts ...spanne
 		resp, err = c.applyInTxn(ctx, session, ao, pbs, key)
 	}
 	if err != nil {
+		c.noteCommitOutcome(err)
 		return time.Time{}, err
 	}
 	c.noteCommit(resp)
@@ -152,7 +153,9 @@ func (c *Conn) applyAtLeastOnce(ctx context.Context, session string, ao applyOpt
 	}
 	ctx = c.client.SessionContext(ctx, session, true)
 	return retryAborted(ctx, maxAbortReplays, func() (*spannerpb.CommitResponse, error) {
-		return c.client.Spanner().Commit(ctx, req)
+		return callCommit(ctx, func(ctx context.Context) (*spannerpb.CommitResponse, error) {
+			return c.client.Spanner().Commit(ctx, req)
+		})
 	})
 }
 

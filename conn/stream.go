@@ -1,13 +1,16 @@
 package conn
 
 import (
+	"bytes"
 	"context"
 	"sync/atomic"
+	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/spannerfast/spannerfast/decode"
 	"github.com/spannerfast/spannerfast/internal/wire"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -32,6 +35,10 @@ var (
 type grpcStream struct {
 	cs     grpc.ClientStream
 	frames *frameSlab
+	// begins is the query whose request begins a transaction inline and
+	// has not seen the new id yet: each message is checked for it. Nil for
+	// every other query, so they pay nothing.
+	begins *queryStream
 }
 
 // frameSlab holds the first frames of a query in the query's own
@@ -93,6 +100,11 @@ type queryStream struct {
 	attempt grpcStream
 	frames  frameSlab
 	md      mdContext // the caller's context with the session's metadata
+	// begunID is the transaction the request began inline, once a
+	// response named it; every later attempt selects it by id. begunTS is
+	// the read timestamp that response gave (read-only transactions).
+	begunID []byte
+	begunTS time.Time
 
 	ctx      *reusableContext // the call's context (streamctx.go)
 	owner    *Conn            // takes ctx back after a normal end; nil: not reusable
@@ -101,13 +113,29 @@ type queryStream struct {
 
 // open starts an attempt that continues after token: the request is copied
 // for a resumed attempt, so the one the caller holds never changes.
+//
+// This is the one place a streaming request is sent again. A request that
+// began a transaction inline must not begin another when it is re-sent
+// once the server named the new transaction (in the first message's
+// metadata, which may have arrived in an attempt that failed before any
+// row was handed out): the next attempt selects that transaction by id, so
+// every row of the query, and every later statement and the commit, belong
+// to one transaction. Before any id arrived the request is re-sent as it
+// is, as the official client does: a transaction the failed attempt may
+// have begun is never used, and Spanner ends it on its own.
 func (q *queryStream) open(ctx context.Context, token []byte) (frameSource, error) {
 	r := q.req
-	if len(token) > 0 {
+	if len(token) > 0 || q.begunID != nil {
 		r = proto.Clone(q.req).(*spannerpb.ExecuteSqlRequest)
 		r.ResumeToken = token
+		if q.begunID != nil {
+			r.Transaction = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: q.begunID}}
+		}
 	}
 	q.attempt = grpcStream{frames: &q.frames}
+	if q.begunID == nil && r.GetTransaction().GetBegin() != nil {
+		q.attempt.begins = q
+	}
 	if err := q.attempt.start(ctx, q.client.Channel(), r); err != nil {
 		return nil, err
 	}
@@ -121,7 +149,42 @@ func (s *grpcStream) Recv() (*wire.Frame, error) {
 		return nil, err // f holds nothing: the slot stays free
 	}
 	s.frames.keep(f)
+	if s.begins != nil {
+		s.noteBegun(f)
+	}
 	return f, nil
+}
+
+// noteBegun takes the id of the transaction the query began inline from the
+// first message's metadata. A message that does not scan is left for the
+// stream to report.
+func (s *grpcStream) noteBegun(f *wire.Frame) {
+	if f.Scan() != nil || len(f.Msg.Metadata) == 0 {
+		return
+	}
+	q := s.begins
+	s.begins = nil // only the first message carries metadata
+	if md, err := decode.ParseMetadata(f.Msg.Metadata); err == nil && len(md.TransactionID) > 0 {
+		q.begunID = bytes.Clone(md.TransactionID)
+		q.begunTS = md.ReadTimestamp
+	}
+}
+
+// streamBeginning is stream for a request that may begin a transaction
+// inline. It also returns the new transaction's id and read timestamp,
+// which the first rows carry unless the attempt that named them broke off
+// before any row was handed out and the query restarted by id (queryStream.open).
+func (c *Conn) streamBeginning(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, []byte, time.Time, error) {
+	qr := new(queryRows)
+	r, err := c.streamIn(ctx, qr, req, leader, ro)
+	if err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	id, ts := r.TransactionID(), r.ReadTimestamp()
+	if len(id) == 0 && qr.stream.begunID != nil {
+		id, ts = qr.stream.begunID, qr.stream.begunTS
+	}
+	return r, id, ts, nil
 }
 
 // Close does nothing: see grpcStream.

@@ -249,13 +249,16 @@ func (t *txn) commitOnce(ctx context.Context) (*spannerpb.CommitResponse, error)
 	commit := func(ctx context.Context) (*spannerpb.CommitResponse, error) {
 		return t.c.client.Spanner().Commit(ctx, req)
 	}
-	resp, err := callUnary(ctx, commit)
+	// A Commit is retried only where it cannot have been applied, and a
+	// failure that leaves that open is a *CommitOutcomeUnknownError, which
+	// no abort replay follows (commit_outcome.go).
+	resp, err := callCommit(ctx, commit)
 	if err == nil && resp.GetPrecommitToken() != nil {
 		req.PrecommitToken = resp.GetPrecommitToken()
 		// The server has the mutations already: the official client
 		// retries without them.
 		req.Mutations = nil
-		resp, err = callUnary(ctx, commit)
+		resp, err = callCommit(ctx, commit)
 	}
 	return resp, err
 }

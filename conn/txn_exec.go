@@ -71,13 +71,13 @@ func (t *txn) openQuery(ctx context.Context, q *txnQuery) (*rows.Rows, *rows.Che
 				ro.Checksum = sum
 			}
 		}
-		opened, err := t.c.stream(ctx, t.attemptRequest(q.req, sel), t.leader(), ro)
+		opened, id, readTS, err := t.c.streamBeginning(ctx, t.attemptRequest(q.req, sel), t.leader(), ro)
 		if err != nil {
 			return nil, err
 		}
 		r = opened
-		t.begunWith(nil, r.ReadTimestamp())
-		return r.TransactionID(), nil
+		t.begunWith(nil, readTS)
+		return id, nil
 	})
 	if err != nil {
 		if r != nil {
@@ -214,7 +214,7 @@ func (c *Conn) txExec(ctx context.Context, t *txn, s *dmlStatement, keyword stri
 		return err
 	})
 	if !isAborted(err) {
-		t.record(&dmlRecord{stmt: s, counts: counts, err: err})
+		t.record(&dmlRecord{stmt: s, counts: counts, returned: rs.GetRows(), err: err})
 	}
 	if err != nil {
 		return nil, err

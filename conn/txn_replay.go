@@ -10,6 +10,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -19,9 +21,10 @@ import (
 // any statement or at commit, and the application would otherwise have to
 // run it again itself. The replay begins a new transaction and runs every
 // statement again in order. Each must give what it gave the first time: a
-// DML statement the same update count (or the same error), a query the same
-// rows for as far as the application read them (compared by checksum, see
-// rows.Checksum), and the same end or error where the application saw one.
+// DML statement the same update count and THEN RETURN rows (or the same
+// error), a query the same rows for as far as the application read them
+// (compared by checksum, see rows.Checksum), and the same end or error where
+// the application saw one.
 // Any difference means the data changed in between: the transaction then
 // fails with ErrAbortedDueToConcurrentModification rather than commit
 // decisions made on data that no longer holds.
@@ -60,7 +63,11 @@ func (e *dataChangedError) Is(target error) bool {
 
 func (e *dataChangedError) GRPCStatus() *status.Status { return status.New(codes.Aborted, e.Error()) }
 
-func isAborted(err error) bool { return err != nil && status.Code(err) == codes.Aborted }
+// isAborted reports an abort that may be answered by running the work again:
+// never a commit whose outcome is unknown.
+func isAborted(err error) bool {
+	return err != nil && status.Code(err) == codes.Aborted && !errors.Is(err, ErrCommitOutcomeUnknown)
+}
 
 // withAbortReplay runs a statement (or the commit) and, when Spanner aborts
 // the transaction and replays are on, replays it and runs f again.
@@ -175,13 +182,14 @@ func sameError(a, b error) bool {
 
 // dmlRecord is a DML statement (or batch) and what it returned.
 type dmlRecord struct {
-	stmt   *dmlStatement
-	counts []int64 // one per statement
-	err    error
+	stmt     *dmlStatement
+	counts   []int64               // one per statement
+	returned []*structpb.ListValue // the THEN RETURN rows of one statement (LastInsertId)
+	err      error
 }
 
 func (r *dmlRecord) replay(ctx context.Context, t *txn) error {
-	counts, _, err := t.runDML(ctx, r.stmt)
+	counts, rs, err := t.runDML(ctx, r.stmt)
 	if isAborted(err) {
 		return err
 	}
@@ -191,7 +199,26 @@ func (r *dmlRecord) replay(ctx context.Context, t *txn) error {
 	if !reflect.DeepEqual(counts, r.counts) {
 		return &dataChangedError{sql: r.stmt.describe(), detail: fmt.Sprintf("update counts %v, first time %v", counts, r.counts)}
 	}
+	// What THEN RETURN gave (through ExecContext: LastInsertId) was seen by
+	// the application, which may have used it (an id from a sequence, say):
+	// a replay that returns anything else is different data.
+	if !sameRows(rs.GetRows(), r.returned) {
+		return &dataChangedError{sql: r.stmt.describe(), detail: "the rows THEN RETURN gave differ (LastInsertId)"}
+	}
 	return nil
+}
+
+// sameRows reports whether two results' rows are equal value for value.
+func sameRows(a, b []*structpb.ListValue) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !proto.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // txnRows are the rows of a query in a read-write transaction. They count

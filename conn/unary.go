@@ -13,7 +13,10 @@ const maxUnaryAttempts = 8
 // retry delay: the stream rules of retry.go) with the same backoff, as the
 // official client's generated stubs do for these methods. Retrying is safe
 // for every call it wraps: DML carries a sequence number that Spanner
-// applies once, and a commit or rollback names its transaction.
+// applies once (a request that began its transaction inline and got no
+// answer begins it again: the lost transaction never commits), and a
+// rollback names its transaction. Commit is not among them: it has rules of
+// its own (callCommit, commit_outcome.go).
 func callUnary[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
 	var bo backoff
 	for attempt := 1; ; attempt++ {

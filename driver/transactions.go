@@ -19,6 +19,17 @@ import (
 // RunTransaction does that.
 var ErrAbortedDueToConcurrentModification = conn.ErrAbortedDueToConcurrentModification
 
+// ErrCommitOutcomeUnknown is matched (errors.Is) by the error of Commit, an
+// autocommit DML statement or Apply when the commit broke off after it was
+// sent and may or may not have been applied. Nothing is replayed or retried
+// then; check the data before running the work again. The error's gRPC code
+// is that of the failure (e.g. INTERNAL), and the connection is discarded.
+var ErrCommitOutcomeUnknown = conn.ErrCommitOutcomeUnknown
+
+// CommitOutcomeUnknownError is the type of those errors: Cause is the
+// failure after which the commit may have been applied.
+type CommitOutcomeUnknownError = conn.CommitOutcomeUnknownError
+
 // StatementError is the error of a string of several statements: which
 // statement failed (Index, SQL) and why (Unwrap, its gRPC code).
 type StatementError = conn.StatementError

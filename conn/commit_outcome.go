@@ -1,0 +1,150 @@
+package conn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Commits whose outcome the driver cannot know.
+//
+// A Commit that broke off after it was sent (the connection reset, an
+// INTERNAL "RST_STREAM", a deadline) may or may not have been applied.
+// Sending it again cannot tell: if the first one committed, the retry may
+// answer ABORTED, NOT_FOUND or FAILED_PRECONDITION for the finished
+// transaction, and an abort replay (or a retry of autocommit work) would
+// then apply the transaction's DML a second time. So a Commit is retried
+// only on the codes the official client retries it on (UNAVAILABLE and
+// RESOURCE_EXHAUSTED, answers of a server that did not apply it), an answer
+// after such a retry other than success is not believed, and every other
+// failure after sending is reported as an outcome the caller must check:
+// a *CommitOutcomeUnknownError, which errors.Is matches with
+// ErrCommitOutcomeUnknown. The transaction is never replayed on it. The
+// connection is discarded by the pool afterwards (Conn.noteUnknownOutcome).
+
+// ErrCommitOutcomeUnknown is matched (errors.Is) by the error of a commit,
+// an autocommit DML statement or an Apply whose Commit failed in a way that
+// leaves open whether it was applied. Check the data before doing the work
+// again.
+var ErrCommitOutcomeUnknown = errors.New("spannerfast: the outcome of the commit is unknown: it may or may not have been applied")
+
+// CommitOutcomeUnknownError is the error of a Commit whose outcome is
+// unknown. Its gRPC code (status.Code) is Cause's; Unwrap returns Cause.
+type CommitOutcomeUnknownError struct {
+	// Cause is the failure after which the commit may have been applied.
+	Cause error
+	// Retry is what a later attempt answered, if one was made and failed
+	// (for example ABORTED): it says nothing about the first attempt.
+	Retry error
+}
+
+func (e *CommitOutcomeUnknownError) Error() string {
+	if e.Retry != nil {
+		return fmt.Sprintf("%v: %v (a retry then answered: %v)", ErrCommitOutcomeUnknown, e.Cause, e.Retry)
+	}
+	return fmt.Sprintf("%v: %v", ErrCommitOutcomeUnknown, e.Cause)
+}
+
+// Is matches ErrCommitOutcomeUnknown.
+func (e *CommitOutcomeUnknownError) Is(target error) bool { return target == ErrCommitOutcomeUnknown }
+
+// Unwrap returns the failure that left the outcome open.
+func (e *CommitOutcomeUnknownError) Unwrap() error { return e.Cause }
+
+// GRPCStatus carries Cause's code, never ABORTED from a retry, so that no
+// retry-on-abort loop (here or the application's) runs the work again.
+func (e *CommitOutcomeUnknownError) GRPCStatus() *status.Status {
+	return status.New(status.Code(e.Cause), e.Error())
+}
+
+// commitRetryable reports whether a failed Commit may be sent again: the
+// codes the official client's Commit retries on.
+func commitRetryable(err error) bool {
+	switch status.Code(err) {
+	case codes.Unavailable, codes.ResourceExhausted:
+		return true
+	}
+	return false
+}
+
+// commitMaybeApplied reports whether a Commit that failed with err may
+// nevertheless have been applied: the call broke off rather than being
+// answered by a server that refused it.
+func commitMaybeApplied(err error) bool {
+	var rs *RetryStoppedError
+	if errors.As(err, &rs) {
+		return true
+	}
+	switch status.Code(err) {
+	case codes.Unknown, codes.Internal, codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.DataLoss:
+		return true
+	}
+	return false
+}
+
+// callCommit sends a Commit, retrying it on UNAVAILABLE and
+// RESOURCE_EXHAUSTED with the usual backoff (at most maxUnaryAttempts
+// attempts), and reports an outcome it cannot know as a
+// *CommitOutcomeUnknownError.
+func callCommit(ctx context.Context, call func(context.Context) (*spannerpb.CommitResponse, error)) (*spannerpb.CommitResponse, error) {
+	if err := ctx.Err(); err != nil {
+		// Nothing is sent: the outcome is known.
+		return nil, status.FromContextError(err).Err()
+	}
+	var (
+		bo        backoff
+		uncertain error // the first failure after which it may have committed
+	)
+	for attempt := 1; ; attempt++ {
+		resp, err := call(ctx)
+		if err == nil {
+			return resp, nil
+		}
+		if uncertain == nil && commitMaybeApplied(err) {
+			uncertain = err
+		}
+		if !commitRetryable(err) || attempt >= maxUnaryAttempts {
+			return nil, commitFailure(uncertain, err)
+		}
+		if perr := pauseCommit(ctx, &bo, err); perr != nil {
+			return nil, commitFailure(uncertain, perr)
+		}
+	}
+}
+
+// pauseCommit waits before the next attempt after err, as backoff.pause
+// does, for the codes commitRetryable accepts (RESOURCE_EXHAUSTED without
+// a retry delay included).
+func pauseCommit(ctx context.Context, bo *backoff, err error) error {
+	bo.last = err
+	if cerr := sleepCtx(ctx, bo.delay(serverRetryDelay(status.Convert(err)))); cerr != nil {
+		return &RetryStoppedError{Context: cerr, Last: err}
+	}
+	return nil
+}
+
+// commitFailure is the error of a Commit that failed with last, after an
+// earlier attempt failed with uncertain (nil: every attempt was refused).
+func commitFailure(uncertain, last error) error {
+	switch {
+	case uncertain == nil:
+		return last
+	case uncertain == last:
+		return &CommitOutcomeUnknownError{Cause: uncertain}
+	default:
+		return &CommitOutcomeUnknownError{Cause: uncertain, Retry: last}
+	}
+}
+
+// noteCommitOutcome marks the connection for discarding after work that
+// ended in a commit whose outcome is unknown (autocommit DML, Apply); any
+// other failure of that work leaves the connection as it was.
+func (c *Conn) noteCommitOutcome(err error) {
+	if errors.Is(err, ErrCommitOutcomeUnknown) {
+		c.stateUnknown = true
+	}
+}
