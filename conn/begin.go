@@ -67,7 +67,7 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 		}
 		return c.beginBatchReadOnly(ctx)
 	}
-	session, err := c.client.Session(ctx)
+	session, err := c.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +77,9 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 			return nil, err
 		}
 	} else {
+		if err := c.enterReadWrite(ctx); err != nil {
+			return nil, err
+		}
 		retry := c.cfg.RetryAbortsInternally && flags&IsolationDisableRetryAborts == 0
 		t = c.newReadWrite(session, iso, retry)
 	}
@@ -101,6 +104,7 @@ func (c *Conn) commit(ctx context.Context) error {
 	}
 	c.tx = nil
 	defer c.endTransactionLocals()
+	defer c.leaveReadWrite()
 	if t.ctx != nil {
 		ctx = t.ctx
 	}
@@ -153,6 +157,7 @@ func (c *Conn) rollback(ctx context.Context) error {
 	}
 	c.tx = nil
 	defer c.endTransactionLocals()
+	defer c.leaveReadWrite()
 	if t.ctx != nil {
 		ctx = context.WithoutCancel(t.ctx)
 	}

@@ -71,7 +71,8 @@ type Client struct {
 
 	session       atomic.Pointer[sessionState]
 	emulatorReady atomic.Bool
-	emulatorMu    sync.Mutex // one emulator set-up at a time
+	emulatorMu    sync.Mutex     // one emulator set-up at a time
+	emulator      *emulatorState // nil unless on the emulator (emulator.go)
 
 	statements *sqlparse.Cache // parse results shared by the connections
 
@@ -118,6 +119,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	}
 	c := &Client{cfg: cfg, dbPath: cfg.DatabasePath(), statements: sqlparse.NewCache(statementCacheSize(cfg))}
 	c.endpoint, c.plain = resolveEndpoint(cfg)
+	c.emulator = newEmulatorState(cfg, c.endpoint, c.dbPath)
 
 	dialOpts := []grpc.DialOption{
 		grpc.WithUserAgent(UserAgent),

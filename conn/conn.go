@@ -52,6 +52,8 @@ type Conn struct {
 	// the next query made with the same caller context (streamctx.go).
 	// Atomic: a read-ahead or draining goroutine hands it back.
 	spareCtx atomic.Pointer[reusableContext]
+
+	emu *emulatorConn // own session and read-write gate on the emulator (emulator_session.go)
 }
 
 var (
@@ -68,7 +70,7 @@ var (
 
 // New returns a connection on c.
 func New(c *Client) *Conn {
-	return &Conn{client: c, cfg: *c.Config(), last: lastResults{untouched: true}}
+	return &Conn{client: c, cfg: *c.Config(), last: lastResults{untouched: true}, emu: newEmulatorConn(c)}
 }
 
 // PoisonEnv names the environment variable that turns on poisoning of
@@ -183,8 +185,8 @@ func (c *Conn) queryAutocommit(ctx context.Context, st statement, args []driver.
 		// live multiplexed session, but it may after a long idle or a
 		// server restart). Nothing was returned to the caller yet, so
 		// replace the session and run the query once more.
-		c.client.InvalidateSession(req.Session)
-		if req.Session, err = c.client.Session(ctx); err != nil {
+		c.invalidateSession(req.Session)
+		if req.Session, err = c.session(ctx); err != nil {
 			return nil, err
 		}
 		r, err = c.stream(ctx, req, false, c.rowsOptions(opts))
@@ -222,7 +224,7 @@ func (c *Conn) fillRequest(ctx context.Context, st statement, args []driver.Name
 	if err != nil {
 		return err
 	}
-	session, err := c.client.Session(ctx)
+	session, err := c.session(ctx)
 	if err != nil {
 		return err
 	}
@@ -478,5 +480,6 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 func (c *Conn) Close() error {
 	c.closed = true
 	c.dropStreamContext()
+	c.closeEmulator()
 	return nil
 }

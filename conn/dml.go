@@ -23,10 +23,14 @@ import (
 
 // execAutocommit runs one DML statement or batch outside a transaction.
 func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword string) (driver.Result, error) {
+	if err := c.enterReadWrite(ctx); err != nil {
+		return nil, err
+	}
+	defer c.leaveReadWrite()
 	if c.cfg.AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && s.req != nil {
 		return c.execPartitioned(ctx, s.req)
 	}
-	session, err := c.client.Session(ctx)
+	session, err := c.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +89,7 @@ func (c *Conn) noteCommit(resp *spannerpb.CommitResponse) {
 // run again in a new partitioned transaction (partitioned DML must be
 // idempotent for this reason).
 func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRequest) (driver.Result, error) {
-	session, err := c.client.Session(ctx)
+	session, err := c.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +163,11 @@ func drainRows(r driver.Rows) error {
 // returned row before the commit (so the rows handed out are the committed
 // ones) and replaying on abort like any read-write transaction.
 func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSqlRequest, opts QueryOptions) (driver.Rows, error) {
-	session, err := c.client.Session(ctx)
+	if err := c.enterReadWrite(ctx); err != nil {
+		return nil, err
+	}
+	defer c.leaveReadWrite()
+	session, err := c.session(ctx)
 	if err != nil {
 		return nil, err
 	}

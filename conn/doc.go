@@ -10,7 +10,8 @@
 //     Channel (for streams, e.g. with a custom codec) and Spanner (unary
 //     stubs). NewClient makes no RPC: grpc.NewClient connects lazily.
 //   - ONE multiplexed session (CreateSession with Session.Multiplexed), made
-//     lazily by the first Session call and shared by every connection. If
+//     lazily by the first Session call and shared by every connection
+//     (on the emulator each connection has its own: see below). If
 //     creation fails, waiting callers get the error and the next caller
 //     retries. database_role becomes Session.CreatorRole; connect_timeout
 //     bounds the creation. min_sessions / max_sessions have no effect.
@@ -54,6 +55,23 @@
 // Unimplemented and that step is skipped: this is the case for spannertest,
 // which has no instance admin service (its GetDatabase reports every
 // database as existing, so nothing is created there).
+//
+// # On the emulator
+//
+// The Cloud Spanner emulator runs one read-write transaction per database
+// at a time (a newcomer, or now and then the holder, is aborted) and lets a
+// new transaction on a session end the one before it, multiplexed sessions
+// included. When the client is on the emulator (auto_config_emulator, or
+// the endpoint came from SPANNER_EMULATOR_HOST), each connection therefore
+// uses a regular session of its own (created on first use, deleted when the
+// connection closes) instead of the multiplexed one, and the read-write
+// work of the process (read-write transactions from BeginTx to the end,
+// autocommit and partitioned DML, Apply) passes a per-database gate one at
+// a time. A waiter goes ahead without the gate when the holder has started
+// nothing for half a second (a goroutine holding one transaction while it
+// waits for another), leaving the rest to the emulator's aborts and the
+// replay. emulator.go has the emulator's exact behaviour; against Spanner
+// none of this runs.
 //
 // Close closes the channels; the Client is closed by its connector's Close
 // (sql.DB.Close). Connections never close it.

@@ -71,7 +71,11 @@ func (c *Conn) Apply(ctx context.Context, ms []*spanner.Mutation, opts ...spanne
 	if err != nil {
 		return time.Time{}, err
 	}
-	session, err := c.client.Session(ctx)
+	if err := c.enterReadWrite(ctx); err != nil {
+		return time.Time{}, err
+	}
+	defer c.leaveReadWrite()
+	session, err := c.session(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}

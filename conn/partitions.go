@@ -245,7 +245,7 @@ func (c *Conn) beginBatchReadOnly(ctx context.Context) (driver.Tx, error) {
 // newBatchTxn begins a read-only transaction at bound (nil:
 // read_only_staleness) with an explicit BeginTransaction.
 func (c *Conn) newBatchTxn(ctx context.Context, bound *dsn.Staleness) (*txn, error) {
-	session, err := c.client.Session(ctx)
+	session, err := c.session(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,140 @@
+package conn
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+func TestOnEmulator(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		env      string
+		dsn      string
+		emulator bool
+	}{
+		{"production", "", "projects/p/instances/i/databases/d", false},
+		{"plain text endpoint", "", "localhost:9010/projects/p/instances/i/databases/d;usePlainText=true", false},
+		{"SPANNER_EMULATOR_HOST", "localhost:9010", "projects/p/instances/i/databases/d", true},
+		{"DSN endpoint wins over SPANNER_EMULATOR_HOST", "localhost:9010", "h:1/projects/p/instances/i/databases/d;usePlainText=true", false},
+		{"autoConfigEmulator", "", "projects/p/instances/i/databases/d;autoConfigEmulator=true", true},
+		{"autoConfigEmulator with endpoint", "", "h:1/projects/p/instances/i/databases/d;autoConfigEmulator=true", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(EmulatorHostEnv, tc.env)
+			cfg, err := dsn.Parse(tc.dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := onEmulator(cfg); got != tc.emulator {
+				t.Errorf("onEmulator = %v, want %v", got, tc.emulator)
+			}
+			c, err := NewClient(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if (c.emulator != nil) != tc.emulator {
+				t.Errorf("client emulator state %v, want emulator %v", c.emulator, tc.emulator)
+			}
+			if conn := New(c); (conn.emu != nil) != tc.emulator {
+				t.Errorf("connection emulator state %v, want emulator %v", conn.emu, tc.emulator)
+			}
+		})
+	}
+}
+
+// Off the emulator the read-write hooks do nothing and hold nothing.
+func TestReadWriteGateOffEmulator(t *testing.T) {
+	c := &Conn{client: &Client{}}
+	if err := c.enterReadWrite(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.leaveReadWrite()
+	c.closeEmulator()
+}
+
+func TestEmulatorGateOneAtATime(t *testing.T) {
+	g := newEmulatorGate(time.Hour)
+	ctx := context.Background()
+	if held, err := g.enter(ctx); !held || err != nil {
+		t.Fatalf("first enter: held %v, %v", held, err)
+	}
+	entered := make(chan bool)
+	go func() {
+		held, _ := g.enter(ctx)
+		entered <- held
+	}()
+	select {
+	case <-entered:
+		t.Fatal("a second holder got in while the first held the gate")
+	case <-time.After(50 * time.Millisecond):
+	}
+	g.leave()
+	if !<-entered {
+		t.Fatal("the waiter did not get the gate when it was released")
+	}
+	g.leave()
+}
+
+func TestEmulatorGateWaitEndsWithContext(t *testing.T) {
+	g := newEmulatorGate(time.Hour)
+	if held, _ := g.enter(context.Background()); !held {
+		t.Fatal("first enter did not hold the gate")
+	}
+	defer g.leave()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	held, err := g.enter(ctx)
+	if held || !errors.Is(err, context.Canceled) {
+		t.Fatalf("enter with an ended context: held %v, %v; want context.Canceled", held, err)
+	}
+}
+
+// A holder that starts nothing for the stall time no longer blocks others
+// (a goroutine that waits for a second transaction while it holds one); one
+// that keeps starting statements does.
+func TestEmulatorGateStalledHolder(t *testing.T) {
+	const stall = 30 * time.Millisecond
+	g := newEmulatorGate(stall)
+	ctx := context.Background()
+	if held, _ := g.enter(ctx); !held {
+		t.Fatal("first enter did not hold the gate")
+	}
+	// The holder works: the waiter stays behind it.
+	stop := make(chan struct{})
+	working := make(chan struct{})
+	go func() {
+		defer close(working)
+		tick := time.NewTicker(stall / 5)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				g.touch()
+			}
+		}
+	}()
+	entered := make(chan bool)
+	go func() {
+		held, _ := g.enter(ctx)
+		entered <- held
+	}()
+	select {
+	case held := <-entered:
+		t.Fatalf("the waiter went ahead (held %v) while the holder was working", held)
+	case <-time.After(10 * stall):
+	}
+	// The holder stalls: the waiter goes ahead without the gate.
+	close(stop)
+	<-working
+	if held := <-entered; held {
+		t.Fatal("the waiter holds the gate that the stalled holder never released")
+	}
+	g.leave()
+}
