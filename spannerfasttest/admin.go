@@ -45,6 +45,9 @@ func (a *adminService) UpdateDatabaseDdl(ctx context.Context, req *adminpb.Updat
 		if err != nil {
 			return a.engine.UpdateDatabaseDdl(ctx, req) // the engine rejects the request as a whole
 		}
+		if err := checkReserved(sql, stmt); err != nil {
+			return nil, err
+		}
 		stmts = append(stmts, stmt)
 	}
 	if len(stmts) == 0 {

@@ -106,6 +106,9 @@ func parseDML(sql string) (spansql.DMLStmt, insertMode, error) {
 		}
 		return nil, 0, invalid("cannot parse DML statement %q: %v", sql, err)
 	}
+	if err := checkReserved(sql, stmt); err != nil {
+		return nil, 0, err
+	}
 	return stmt, mode, nil
 }
 
@@ -129,8 +132,11 @@ func hasThenReturn(sql string) bool {
 	return false
 }
 
-// execute runs a DML statement as mutations and returns its row count.
-func (s *service) execute(ctx context.Context, sql string, params *structpb.Struct, types map[string]*spannerpb.Type, pdml bool) (int64, error) {
+// execute runs a DML statement of tx as mutations on the engine and
+// returns its row count; the rows it changed go to tx's undo log. Call
+// with engineMu held and tx the writer.
+func (s *service) execute(ctx context.Context, tx *txn, sql string, params *structpb.Struct, types map[string]*spannerpb.Type) (int64, error) {
+	pdml := tx.kind == partitioned
 	stmt, mode, err := parseDML(sql)
 	if err != nil {
 		return 0, err
@@ -139,8 +145,6 @@ func (s *service) execute(ctx context.Context, sql string, params *structpb.Stru
 	if err != nil {
 		return 0, err
 	}
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
 	var ms []*spannerpb.Mutation
 	var n int64
 	switch st := stmt.(type) {
@@ -159,8 +163,12 @@ func (s *service) execute(ctx context.Context, sql string, params *structpb.Stru
 	if err != nil || len(ms) == 0 {
 		return n, err
 	}
-	if _, err := s.applyLocked(ctx, ms); err != nil {
+	_, snaps, err := s.applyLocked(ctx, ms)
+	if err != nil {
 		return 0, err
+	}
+	if !pdml {
+		tx.undo.record(snaps)
 	}
 	return n, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"cloud.google.com/go/spanner/spansql"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -81,6 +82,11 @@ func (s *service) streamQuery(ctx context.Context, req *spannerpb.ExecuteSqlRequ
 	if len(req.GetPartitionToken()) > 0 && string(req.GetPartitionToken()) != singlePartition {
 		return invalid("unknown partition token %q", req.GetPartitionToken())
 	}
+	if q, err := spansql.ParseQuery(req.GetSql()); err == nil {
+		if err := checkReserved(req.GetSql(), q); err != nil {
+			return err
+		}
+	}
 	if p, handled, err := s.infoSchemaQuery(req, sel); handled {
 		if err != nil {
 			return err
@@ -92,11 +98,78 @@ func (s *service) streamQuery(ctx context.Context, req *spannerpb.ExecuteSqlRequ
 		return err
 	}
 	eng := &spannerpb.ExecuteSqlRequest{Session: sess.engine, Sql: req.GetSql(), Params: params, ParamTypes: types}
-	st, err := s.engine.ExecuteStreamingSql(ctx, eng)
+	var msgs []*spannerpb.PartialResultSet
+	err = s.reading(ctx, sel.tx, func() error {
+		st, err := s.engine.ExecuteStreamingSql(ctx, eng)
+		if err != nil {
+			return err
+		}
+		msgs, err = collect(st.Recv)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	return s.relay(sel, st.Recv, send)
+	return s.relay(sel, replay(msgs), send)
+}
+
+// reading runs fn, which reads the engine, in tx's view: a read-write
+// transaction becomes the writer and sees its own DML; everyone else sees
+// committed data only.
+func (s *service) reading(ctx context.Context, tx *txn, fn func() error) error {
+	if tx != nil && tx.kind == readWrite {
+		leave, err := s.enter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer leave()
+		return fn()
+	}
+	return s.committedView(ctx, fn)
+}
+
+// writing runs fn, which runs DML of tx: a read-write transaction becomes
+// the writer until it ends; a partitioned DML statement is a write of its
+// own.
+func (s *service) writing(ctx context.Context, tx *txn, fn func() error) error {
+	leave, err := s.enter(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if tx.kind == partitioned {
+		defer s.release(tx)
+	}
+	defer leave()
+	return fn()
+}
+
+// collect reads a whole engine stream. Results are read completely while
+// the engine is locked and sent after, so that a client holding a
+// half-read result never blocks anyone's writes.
+func collect(recv func() (*spannerpb.PartialResultSet, error)) ([]*spannerpb.PartialResultSet, error) {
+	var msgs []*spannerpb.PartialResultSet
+	for {
+		p, err := recv()
+		if errors.Is(err, io.EOF) {
+			return msgs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, p)
+	}
+}
+
+// replay is a stream of the collected messages.
+func replay(msgs []*spannerpb.PartialResultSet) func() (*spannerpb.PartialResultSet, error) {
+	return func() (*spannerpb.PartialResultSet, error) {
+		if len(msgs) == 0 {
+			return nil, io.EOF
+		}
+		p := msgs[0]
+		msgs = msgs[1:]
+		return p, nil
+	}
 }
 
 // oneMessage is a stream of a single message.
@@ -173,11 +246,19 @@ func (s *service) streamRead(ctx context.Context, req *spannerpb.ReadRequest, se
 	}
 	defer func() { s.settle(sel, err) }()
 	eng := &spannerpb.ReadRequest{Session: sess.engine, Table: req.GetTable(), Columns: req.GetColumns(), KeySet: req.GetKeySet(), Limit: req.GetLimit()}
-	st, err := s.engine.StreamingRead(ctx, eng)
+	var msgs []*spannerpb.PartialResultSet
+	err = s.reading(ctx, sel.tx, func() error {
+		st, err := s.engine.StreamingRead(ctx, eng)
+		if err != nil {
+			return err
+		}
+		msgs, err = collect(st.Recv)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	return s.relay(sel, st.Recv, send)
+	return s.relay(sel, replay(msgs), send)
 }
 
 func (s *service) PartitionQuery(ctx context.Context, req *spannerpb.PartitionQueryRequest) (*spannerpb.PartitionResponse, error) {
@@ -222,7 +303,11 @@ func (s *service) BatchWrite(req *spannerpb.BatchWriteRequest, stream spannerpb.
 		err := validateMutations(g.GetMutations())
 		if err == nil {
 			var ts time.Time
-			if ts, err = s.apply(stream.Context(), g.GetMutations()); err == nil {
+			err = s.writeAlone(stream.Context(), func() (err error) {
+				ts, _, err = s.applyLocked(stream.Context(), g.GetMutations())
+				return err
+			})
+			if err == nil {
 				resp.CommitTimestamp = timestamppb.New(ts)
 			}
 		}
@@ -257,13 +342,20 @@ func (s *service) ExecuteBatchDml(ctx context.Context, req *spannerpb.ExecuteBat
 		return cached, nil
 	}
 	resp := &spannerpb.ExecuteBatchDmlResponse{}
-	for i, st := range req.GetStatements() {
-		rs, err := s.runDML(ctx, sel.tx, st.GetSql(), st.GetParams(), st.GetParamTypes())
-		if err != nil {
-			resp.Status = status.Convert(status.Errorf(status.Code(err), "statement %d: %s", i, status.Convert(err).Message())).Proto()
-			break
+	err = s.writing(ctx, sel.tx, func() error {
+		for i, st := range req.GetStatements() {
+			rs, err := s.runDML(ctx, sel.tx, st.GetSql(), st.GetParams(), st.GetParamTypes())
+			if err != nil {
+				resp.Status = status.Convert(status.Errorf(status.Code(err), "statement %d: %s", i, status.Convert(err).Message())).Proto()
+				break
+			}
+			resp.ResultSets = append(resp.ResultSets, rs)
 		}
-		resp.ResultSets = append(resp.ResultSets, rs)
+		return nil
+	})
+	if err != nil {
+		s.settle(sel, err)
+		return nil, err
 	}
 	if len(resp.ResultSets) == 0 {
 		s.settle(sel, errors.New("first statement failed"))
@@ -295,7 +387,10 @@ func (s *service) executeDML(ctx context.Context, req *spannerpb.ExecuteSqlReque
 	if cached, ok := replayed[*spannerpb.ResultSet](s, sel.tx, req.GetSeqno()); ok {
 		return cached, nil
 	}
-	rs, err = s.runDML(ctx, sel.tx, req.GetSql(), req.GetParams(), req.GetParamTypes())
+	err = s.writing(ctx, sel.tx, func() (err error) {
+		rs, err = s.runDML(ctx, sel.tx, req.GetSql(), req.GetParams(), req.GetParamTypes())
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +446,7 @@ func (s *service) runDML(ctx context.Context, tx *txn, sql string, params *struc
 	if classify(sql) != dmlStatement {
 		return nil, invalid("not a DML statement: %q", sql)
 	}
-	n, err := s.execute(ctx, sql, params, types, tx.kind == partitioned)
+	n, err := s.execute(ctx, tx, sql, params, types)
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,14 @@ func TestBeginCommitMutationsAndPrecommitToken(t *testing.T) {
 		Mutations: ms, PrecommitToken: tx.GetPrecommitToken()}
 	_, err = r.c.Commit(ctx, commit)
 	wantCode(t, err, codes.FailedPrecondition, "precommit token")
+	// The refused commit left the transaction open: with the latest token
+	// it commits its DML and its mutations.
+	commit.PrecommitToken = rs.GetPrecommitToken()
+	if _, err := r.c.Commit(ctx, commit); err != nil {
+		t.Fatal(err)
+	}
+	r.wantRows("SELECT a, b FROM T ORDER BY a", "1,dml", "2,m")
+	commit.Mutations = nil
 	tx2, _ := r.c.BeginTransaction(ctx, &spannerpb.BeginTransactionRequest{Session: r.session, Options: rwBegin().GetBegin()})
 	rs2, err := r.c.ExecuteSql(ctx, &spannerpb.ExecuteSqlRequest{Session: r.session, Transaction: byID(tx2.GetId()), Seqno: 1,
 		Sql: "UPDATE T SET b = 'dml2' WHERE a = 1"})
@@ -83,7 +91,6 @@ func TestBeginCommitMutationsAndPrecommitToken(t *testing.T) {
 	if _, err := r.c.Commit(ctx, commit); err != nil {
 		t.Fatal(err)
 	}
-	_ = rs
 	r.wantRows("SELECT a, b FROM T ORDER BY a", "1,dml2", "2,m")
 	_, err = r.c.Commit(ctx, commit)
 	wantCode(t, err, codes.FailedPrecondition, "committed")

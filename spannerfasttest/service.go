@@ -36,10 +36,17 @@ type service struct {
 	txs      map[string]*txn     // by id
 	nextTx   atomic.Int64
 
-	// writeMu makes each write (check, apply, undo) atomic with respect to
-	// every other write.
-	writeMu  sync.Mutex
+	// engineMu serialises every use of the engine's data: each statement,
+	// read, commit and undo is atomic with respect to every other.
+	engineMu sync.Mutex
 	internal string // engine session for the server's own commits
+
+	// The writer (txlock.go), guarded by mu; released is closed and
+	// replaced when the writer's turn ends.
+	writer    *txn
+	released  chan struct{}
+	lockWait  time.Duration
+	idleAbort time.Duration
 }
 
 type session struct {
@@ -65,6 +72,7 @@ const (
 	active txState = iota
 	committed
 	rolledBack
+	aborted
 )
 
 type txn struct {
@@ -77,12 +85,15 @@ type txn struct {
 	tokens   bool  // precommit tokens are issued (read-write, multiplexed)
 	seq      int32 // sequence number of the latest precommit token
 	answers  map[int64]proto.Message
+	lastUsed time.Time // when it last ran a request as the writer
+	undo     undoLog   // its DML, for rollback (guarded by engineMu)
 }
 
 func newService(engine spannerpb.SpannerClient, admin adminpb.DatabaseAdminClient, database string, notes *schemaNotes, cat *catalog) *service {
 	return &service{
 		engine: engine, admin: admin, database: database, notes: notes, catalog: cat,
 		sessions: map[string]*session{}, txs: map[string]*txn{},
+		released: make(chan struct{}), lockWait: lockWait, idleAbort: idleAbort,
 	}
 }
 
@@ -149,14 +160,21 @@ func (s *service) DeleteSession(ctx context.Context, req *spannerpb.DeleteSessio
 	if err != nil {
 		return nil, err
 	}
+	var open []*txn
 	s.mu.Lock()
 	delete(s.sessions, req.GetName())
 	for id, tx := range s.txs {
 		if tx.session == req.GetName() {
 			delete(s.txs, id)
+			open = append(open, tx)
 		}
 	}
 	s.mu.Unlock()
+	for _, tx := range open {
+		if err := s.end(ctx, tx, rolledBack); err != nil {
+			return nil, err
+		}
+	}
 	return s.engine.DeleteSession(ctx, &spannerpb.DeleteSessionRequest{Name: sess.engine})
 }
 
@@ -186,11 +204,14 @@ func (s *service) newTx(name string, sess *session, opts *spannerpb.TransactionO
 }
 
 // forget drops a transaction the client never learned about (an inline
-// begin whose first statement failed).
+// begin whose first statement failed), undoing anything it did.
 func (s *service) forget(tx *txn) {
 	s.mu.Lock()
 	delete(s.txs, tx.id)
 	s.mu.Unlock()
+	// The statement that failed left nothing to undo; a failure here would
+	// have no one to report to.
+	_ = s.end(context.Background(), tx, rolledBack)
 }
 
 func (s *service) txProto(tx *txn) *spannerpb.Transaction {
@@ -224,11 +245,8 @@ func (s *service) lookupTx(name string, id []byte) (*txn, error) {
 	if !ok || tx.session != name {
 		return nil, status.Errorf(codes.NotFound, "spannerfasttest: transaction %q not found in session %s", id, name)
 	}
-	switch tx.state {
-	case committed:
-		return nil, status.Errorf(codes.FailedPrecondition, "spannerfasttest: transaction %q has already been committed", id)
-	case rolledBack:
-		return nil, status.Errorf(codes.FailedPrecondition, "spannerfasttest: transaction %q has already been rolled back", id)
+	if err := tx.usable(); err != nil {
+		return nil, err
 	}
 	return tx, nil
 }
@@ -296,19 +314,21 @@ func (s *service) Commit(ctx context.Context, req *spannerpb.CommitRequest) (*sp
 	if err := validateMutations(req.GetMutations()); err != nil {
 		return nil, err
 	}
+	var ts time.Time
 	switch t := req.GetTransaction().(type) {
 	case *spannerpb.CommitRequest_SingleUseTransaction:
 		if t.SingleUseTransaction.GetReadWrite() == nil {
 			return nil, invalid("a single-use commit needs read_write options")
 		}
+		err = s.writeAlone(ctx, func() (err error) {
+			ts, _, err = s.applyLocked(ctx, req.GetMutations())
+			return err
+		})
 	case *spannerpb.CommitRequest_TransactionId:
-		if err := s.finishCommit(req.GetSession(), sess, t.TransactionId, req.GetPrecommitToken()); err != nil {
-			return nil, err
-		}
+		ts, err = s.commitTx(ctx, req.GetSession(), sess, t.TransactionId, req.GetPrecommitToken(), req.GetMutations())
 	default:
 		return nil, invalid("commit names no transaction")
 	}
-	ts, err := s.apply(ctx, req.GetMutations())
 	if err != nil {
 		return nil, err
 	}
@@ -319,12 +339,41 @@ func (s *service) Commit(ctx context.Context, req *spannerpb.CommitRequest) (*sp
 	return resp, nil
 }
 
-// finishCommit checks that a transaction may commit and marks it committed.
-func (s *service) finishCommit(name string, sess *session, id []byte, tok *spannerpb.MultiplexedSessionPrecommitToken) error {
+// commitTx commits a read-write transaction: its DML is already on the
+// engine, its mutations are applied now. When they fail, the DML is undone
+// too and the transaction is over.
+func (s *service) commitTx(ctx context.Context, name string, sess *session, id []byte, tok *spannerpb.MultiplexedSessionPrecommitToken, ms []*spannerpb.Mutation) (time.Time, error) {
 	tx, err := s.lookupTx(name, id)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
+	if err := s.checkCommit(name, tx, tok); err != nil {
+		return time.Time{}, err
+	}
+	leave, err := s.enter(ctx, tx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	ts, _, err := s.applyLocked(ctx, ms)
+	if err == nil {
+		s.mu.Lock()
+		tx.state = committed
+		s.mu.Unlock()
+		tx.undo = undoLog{}
+	}
+	leave()
+	if err != nil {
+		if uerr := s.end(ctx, tx, rolledBack); uerr != nil {
+			return time.Time{}, uerr
+		}
+		return time.Time{}, err
+	}
+	s.release(tx)
+	return ts, nil
+}
+
+// checkCommit checks that a transaction may commit with the given token.
+func (s *service) checkCommit(name string, tx *txn, tok *spannerpb.MultiplexedSessionPrecommitToken) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if tx.kind != readWrite {
@@ -338,7 +387,6 @@ func (s *service) finishCommit(name string, sess *session, id []byte, tok *spann
 				name, tx.seq, tok)
 		}
 	}
-	tx.state = committed
 	return nil
 }
 
@@ -347,15 +395,21 @@ func (s *service) Rollback(ctx context.Context, req *spannerpb.RollbackRequest) 
 		return nil, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	tx, ok := s.txs[string(req.GetTransactionId())]
+	var state txState
+	if ok {
+		state = tx.state
+	}
+	s.mu.Unlock()
 	if !ok || tx.session != req.GetSession() {
 		return nil, status.Errorf(codes.NotFound, "spannerfasttest: transaction %q not found in session %s", req.GetTransactionId(), req.GetSession())
 	}
-	if tx.state == committed {
+	if state == committed {
 		return nil, status.Errorf(codes.FailedPrecondition, "spannerfasttest: transaction %q has already been committed", tx.id)
 	}
-	tx.state = rolledBack
+	if err := s.end(ctx, tx, rolledBack); err != nil {
+		return nil, err
+	}
 	return &emptypb.Empty{}, nil
 }
 

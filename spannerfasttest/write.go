@@ -115,13 +115,6 @@ func validateKeySet(tbl string, ks *spannerpb.KeySet) error {
 	return nil
 }
 
-// apply commits mutations atomically.
-func (s *service) apply(ctx context.Context, ms []*spannerpb.Mutation) (time.Time, error) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	return s.applyLocked(ctx, ms)
-}
-
 // snapshot is the rows of one table a commit may touch, read before it.
 type snapshot struct {
 	table *table
@@ -130,20 +123,22 @@ type snapshot struct {
 	rows  []*structpb.ListValue
 }
 
-// applyLocked commits mutations on the engine. The engine applies them one
-// row at a time and keeps what it applied when a later row fails, so the
-// rows they touch are read first and put back after a failure.
-func (s *service) applyLocked(ctx context.Context, ms []*spannerpb.Mutation) (time.Time, error) {
+// applyLocked commits mutations on the engine atomically (call with
+// engineMu held) and returns the rows they touched as they were before.
+// The engine applies them one row at a time and keeps what it applied when
+// a later row fails, so the rows they touch are read first and put back
+// after a failure.
+func (s *service) applyLocked(ctx context.Context, ms []*spannerpb.Mutation) (time.Time, []*snapshot, error) {
 	ms, snaps, err := s.snapshots(ctx, ms)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, nil, err
 	}
 	if err := checkNewRows(ms, snaps); err != nil {
-		return time.Time{}, err
+		return time.Time{}, nil, err
 	}
 	ts, err := s.commitEngine(ctx, ms)
 	if err == nil {
-		return ts, nil
+		return ts, snaps, nil
 	}
 	var undo []*spannerpb.Mutation
 	for _, sn := range snaps {
@@ -153,9 +148,9 @@ func (s *service) applyLocked(ctx context.Context, ms []*spannerpb.Mutation) (ti
 		}
 	}
 	if _, uerr := s.commitEngine(ctx, undo); uerr != nil {
-		return time.Time{}, status.Errorf(codes.Internal, "spannerfasttest: write failed (%v) and undoing its partial effect failed too: %v", err, uerr)
+		return time.Time{}, nil, status.Errorf(codes.Internal, "spannerfasttest: write failed (%v) and undoing its partial effect failed too: %v", err, uerr)
 	}
-	return time.Time{}, err
+	return time.Time{}, nil, err
 }
 
 // snapshots reads, per table, every row the mutations may touch, and
