@@ -62,7 +62,11 @@ func (a *adminService) UpdateDatabaseDdl(ctx context.Context, req *adminpb.Updat
 		if op, err = a.runDDL(ctx, one); err != nil {
 			return nil, err
 		}
-		if op.GetError() != nil {
+		if e := op.GetError(); e != nil {
+			// Spanner refuses a name already in use with FailedPrecondition.
+			if codes.Code(e.GetCode()) == codes.AlreadyExists {
+				e.Code = int32(codes.FailedPrecondition)
+			}
 			break
 		}
 		a.schema.note(one.GetStatements())

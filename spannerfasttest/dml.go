@@ -161,7 +161,7 @@ func (s *service) execute(ctx context.Context, tx *txn, sql string, params *stru
 		return 0, unimplemented("DML statement %T is not supported", st)
 	}
 	if err != nil || len(ms) == 0 {
-		return n, err
+		return n, analysisError(err)
 	}
 	_, snaps, err := s.applyLocked(ctx, ms)
 	if err != nil {

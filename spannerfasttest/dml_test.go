@@ -36,8 +36,9 @@ func TestInsertOrUpdate(t *testing.T) {
 	r := newRaw(t)
 	r.mustExec("INSERT INTO T (a, b, c) VALUES (1, 'one', 1.5)", 1, nil, nil)
 	r.mustExec("INSERT OR UPDATE INTO T (a, b) VALUES (1, 'uno'), (2, 'dos')", 2, nil, nil)
-	// The update keeps the column the statement did not name.
-	r.wantRows("SELECT a, b, c FROM T ORDER BY a", "1,uno,1.5", "2,dos,NULL")
+	// As on the emulator, the columns the statement does not name become
+	// NULL.
+	r.wantRows("SELECT a, b, c FROM T ORDER BY a", "1,uno,NULL", "2,dos,NULL")
 }
 
 func TestInsertOrIgnore(t *testing.T) {
@@ -107,8 +108,8 @@ func TestUnsupportedStatementsGetClearErrors(t *testing.T) {
 	}{
 		{"INSERT INTO T (a) VALUES (1) THEN RETURN a", codes.Unimplemented, "THEN RETURN"},
 		{"INSERT INTO T VALUES (1)", codes.InvalidArgument, ""},
-		{"INSERT INTO Nope (a) VALUES (1)", codes.NotFound, "Nope"},
-		{"INSERT INTO T (a, zz) VALUES (1, 2)", codes.NotFound, "zz"},
+		{"INSERT INTO Nope (a) VALUES (1)", codes.InvalidArgument, "Nope"},
+		{"INSERT INTO T (a, zz) VALUES (1, 2)", codes.InvalidArgument, "zz"},
 		{"INSERT INTO T (a, b) VALUES (1)", codes.InvalidArgument, "row 1"},
 		{"INSERT OR REPLACE INTO T (a) VALUES (1)", codes.InvalidArgument, "REPLACE"},
 	} {
@@ -136,7 +137,10 @@ func TestNotNullAndDefaultColumnsAreNotSilentlyNull(t *testing.T) {
 	_, err = r.exec("INSERT INTO U (k, v) VALUES (1, 'x')", nil, nil)
 	wantCode(t, err, codes.Unimplemented, "column w", "DEFAULT")
 	r.mustExec("INSERT INTO U (k, v, w) VALUES (1, 'x', 2)", 1, nil, nil)
-	// An update of an existing row needs no other column.
-	r.mustExec("INSERT OR UPDATE INTO U (k, w) VALUES (1, 3)", 1, nil, nil)
-	r.wantRows("SELECT k, v, w FROM U", "1,x,3")
+	// INSERT OR UPDATE writes the whole row, as on the emulator: the NOT
+	// NULL column must be named even when the row exists.
+	_, err = r.exec("INSERT OR UPDATE INTO U (k, w) VALUES (1, 3)", nil, nil)
+	wantCode(t, err, codes.FailedPrecondition, "column v")
+	r.mustExec("INSERT OR UPDATE INTO U (k, v, w) VALUES (1, 'y', 3)", 1, nil, nil)
+	r.wantRows("SELECT k, v, w FROM U", "1,y,3")
 }

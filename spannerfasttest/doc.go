@@ -40,6 +40,25 @@
 // partition covering everything. BatchWrite applies each mutation group
 // atomically and reports a status per group.
 //
+// # Transactions
+//
+// DML in a read-write transaction takes effect at commit, as on Spanner:
+// the transaction's later statements and queries see its writes; every
+// other client (single-use reads, read-only transactions) sees committed
+// data only; Rollback, a deleted session or a failed Commit undoes it.
+// Mutations buffered with DML in one transaction are applied at Commit,
+// after the DML (which does not see them); when one fails, the DML is
+// undone too. The engine holds committed data plus the uncommitted DML of
+// at most one read-write transaction, the writer (with an undo log of the
+// rows it touched, which are hidden from other readers while they read).
+// As on the emulator, one read-write transaction at a time: a transaction
+// becomes the writer at its first query, read, DML statement or commit, and
+// every other write (read-write transactions, single-use commits,
+// BatchWrite, partitioned DML) waits for it, for up to two seconds, and is
+// then aborted (Aborted; the emulator aborts one of the two at once). A
+// writer idle for ten seconds is aborted by the next write that waits for
+// it, so an abandoned transaction blocks no one for long.
+//
 // # INFORMATION_SCHEMA
 //
 // Queries naming INFORMATION_SCHEMA.TABLES, COLUMNS, INDEXES,
@@ -90,8 +109,10 @@
 //     (@p1) or named parameter or an expression. INSERT becomes an Insert
 //     mutation and fails with AlreadyExists (storing nothing) when a key
 //     exists or repeats; INSERT OR UPDATE becomes InsertOrUpdate (a key
-//     twice is InvalidArgument); INSERT OR IGNORE inserts only the rows whose
-//     key is new, and counts only those.
+//     twice is InvalidArgument) writes the whole row, as the emulator does: a
+//     column the statement does not name becomes NULL in an existing row;
+//     INSERT OR IGNORE inserts only the rows whose key is new, and counts
+//     only those.
 //   - UPDATE T SET ... WHERE ...: the engine selects the keys and the new
 //     values of the matching rows, which become one Update mutation.
 //   - DELETE FROM T WHERE ...: the engine selects the matching keys, which
@@ -109,6 +130,12 @@
 //
 //   - THEN RETURN (Unimplemented); statements spansql cannot parse, and
 //     INSERT without a column list (InvalidArgument).
+//   - Reserved keywords (AS, AT, ALL, SELECT, ...) used as identifiers
+//     without backticks, in DDL, DML and queries (InvalidArgument), as on
+//     Spanner; spansql alone accepts them.
+//   - An unknown table or column in a query or DML statement is
+//     InvalidArgument, as on Spanner (NotFound in mutations and reads);
+//     DDL creating a name in use is FailedPrecondition.
 //   - DML outside a read-write or partitioned DML transaction, or in a
 //     read-only one; INSERT in partitioned DML; single-use read-write
 //     transactions for queries; inline begin of partitioned DML.
@@ -123,14 +150,26 @@
 //
 // # Limits
 //
-//   - No isolation and no undo: DML is applied and visible to everyone when
-//     the statement runs, and Rollback cannot undo it (mutations, buffered
-//     until Commit, are discarded by Rollback). No transaction ever aborts.
+//   - A read-only transaction has no snapshot of its own: each of its
+//     reads sees the data committed when it runs; stale reads read the
+//     latest data. Transactions abort only as described under Transactions
+//     (no lock conflicts finer than one writer per server).
+//   - A DML statement that fails in a read-write transaction changes
+//     nothing and the transaction goes on; the emulator fails every later
+//     statement of that transaction with the same error.
+//   - PENDING_COMMIT_TIMESTAMP() in transactional DML writes the time the
+//     statement ran, not the commit's timestamp. Interleaved tables are
+//     not enforced (ON DELETE CASCADE is not applied, so a rollback cannot
+//     miss cascaded rows).
 //   - Each statement and each commit is atomic: when the engine fails part
 //     way, the server puts back the rows it had read before the write.
+//   - The differential test e2e/differential_embedded_test.go runs the
+//     same scenarios here and on the emulator and lists each answer that
+//     differs; every one is a limit named in this section.
 //   - Queries run on spannertest's evaluator, with its gaps: results only of
 //     the types BOOL, INT64, FLOAT64, STRING, BYTES, DATE, TIMESTAMP and
-//     UUID (and arrays of them); not every function;
+//     UUID (and arrays of them); not every function (no CONCAT, for
+//     example, also in DML); no FLOAT64 literal in a query without FROM;
 //     untyped parameters in queries are STRING. Streams send one row per
 //     message, without resume tokens or chunked values.
 //   - Identifiers are matched case-insensitively in DML; spansql rules

@@ -50,7 +50,10 @@ func (s *service) planInsert(ctx context.Context, st *spansql.Insert, mode inser
 	}
 	m := &spannerpb.Mutation{Operation: &spannerpb.Mutation_Insert{Insert: w}}
 	if mode == insertOrUpdate {
-		m = &spannerpb.Mutation{Operation: &spannerpb.Mutation_InsertOrUpdate{InsertOrUpdate: w}}
+		// As on the emulator, INSERT OR UPDATE writes the whole row: the
+		// columns it does not name become NULL (a Replace, unlike the
+		// InsertOrUpdate mutation, which keeps them).
+		m = &spannerpb.Mutation{Operation: &spannerpb.Mutation_Replace{Replace: w}}
 	}
 	return []*spannerpb.Mutation{m}, int64(len(w.Values)), nil
 }

@@ -101,16 +101,26 @@ func (s *service) streamQuery(ctx context.Context, req *spannerpb.ExecuteSqlRequ
 	var msgs []*spannerpb.PartialResultSet
 	err = s.reading(ctx, sel.tx, func() error {
 		st, err := s.engine.ExecuteStreamingSql(ctx, eng)
-		if err != nil {
-			return err
+		if err == nil {
+			msgs, err = collect(st.Recv)
 		}
-		msgs, err = collect(st.Recv)
-		return err
+		return analysisError(err)
 	})
 	if err != nil {
 		return err
 	}
 	return s.relay(sel, replay(msgs), send)
+}
+
+// analysisError gives the engine's errors about a statement's text (an
+// unknown table or column: NotFound or a plain error) Spanner's code for
+// them, InvalidArgument.
+func analysisError(err error) error {
+	switch status.Code(err) {
+	case codes.NotFound, codes.Unknown:
+		return status.Error(codes.InvalidArgument, "spannerfasttest: "+status.Convert(err).Message())
+	}
+	return err
 }
 
 // reading runs fn, which reads the engine, in tx's view: a read-write
