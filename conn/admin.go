@@ -106,26 +106,34 @@ func (c *Client) setUpEmulator(ctx context.Context) error {
 // waitOperation polls a long-running operation until it is done, backing
 // off from 10ms to 1s between polls.
 func waitOperation(ctx context.Context, ops longrunningpb.OperationsClient, op *longrunningpb.Operation) error {
+	_, err := awaitOperation(ctx, ops, op)
+	return err
+}
+
+// awaitOperation is waitOperation returning the operation as last seen: done
+// (its metadata says how far it got, also when it failed), or as it was
+// when ctx ended or a poll failed.
+func awaitOperation(ctx context.Context, ops longrunningpb.OperationsClient, op *longrunningpb.Operation) (*longrunningpb.Operation, error) {
 	delay := 10 * time.Millisecond
 	for !op.GetDone() {
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return op, ctx.Err()
 		case <-t.C:
 		}
 		delay = min(2*delay, time.Second)
-		var err error
-		op, err = ops.GetOperation(ctx, &longrunningpb.GetOperationRequest{Name: op.GetName()})
+		next, err := ops.GetOperation(ctx, &longrunningpb.GetOperationRequest{Name: op.GetName()})
 		if err != nil {
-			return err
+			return op, err
 		}
+		op = next
 	}
 	if e := op.GetError(); e != nil {
-		return status.ErrorProto(e)
+		return op, status.ErrorProto(e)
 	}
-	return nil
+	return op, nil
 }
 
 // DatabaseAdmin returns a database admin stub on the next channel (DDL,
@@ -148,9 +156,16 @@ func (c *Client) AdminContext(ctx context.Context, param, value string) context.
 // WaitOperation polls a long-running admin operation on the client's own
 // channels until it is done and returns its error, with its gRPC code.
 func (c *Client) WaitOperation(ctx context.Context, op *longrunningpb.Operation) error {
+	_, err := c.AwaitOperation(ctx, op)
+	return err
+}
+
+// AwaitOperation is WaitOperation returning the operation as last seen
+// (see awaitOperation).
+func (c *Client) AwaitOperation(ctx context.Context, op *longrunningpb.Operation) (*longrunningpb.Operation, error) {
 	if op.GetDone() {
-		return waitOperation(ctx, nil, op)
+		return awaitOperation(ctx, nil, op)
 	}
 	ops := longrunningpb.NewOperationsClient(c.Channel())
-	return waitOperation(c.AdminContext(ctx, "name", op.GetName()), ops, op)
+	return awaitOperation(c.AdminContext(ctx, "name", op.GetName()), ops, op)
 }

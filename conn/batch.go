@@ -25,11 +25,13 @@ import (
 // transactions.
 
 // SpannerResult is the result of a DML batch: its RowsAffected is the sum
-// of the update counts, BatchRowsAffected has one per statement.
-// go-sql-spanner's interface of the same name.
+// of the update counts, BatchRowsAffected has one per statement; and of DDL
+// run in ddl_execution_mode ASYNC or ASYNC_WAIT: OperationID names its
+// long-running operation. go-sql-spanner's interface of the same name.
 type SpannerResult interface {
 	driver.Result
 	BatchRowsAffected() ([]int64, error)
+	OperationID() (string, error)
 }
 
 var _ SpannerResult = (*Result)(nil)
@@ -127,7 +129,7 @@ func (c *Conn) RunDmlBatch(ctx context.Context) (SpannerResult, error) {
 		return nil, err
 	}
 	r, ok := res.(*Result)
-	if !ok {
+	if !ok || r.operationID != "" {
 		return nil, status.Error(codes.FailedPrecondition, "spannerfast: RunDmlBatch ran a DDL batch, not a DML batch")
 	}
 	return r, nil
@@ -189,10 +191,7 @@ func (c *Conn) runBatch(ctx context.Context) (driver.Result, error) {
 	}
 	c.batch = nil
 	if b.kind == batchDDL {
-		if err := c.updateDDL(ctx, b.ddl); err != nil {
-			return nil, err
-		}
-		return driver.ResultNoRows, nil
+		return c.runDDL(ctx, b.ddl)
 	}
 	return c.execDMLBatch(ctx, b)
 }

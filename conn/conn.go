@@ -132,8 +132,13 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	case st.kind == kindClientShow:
 		return c.showVariable(st.rest)
 	case st.kind >= kindClientSet:
-		if _, err := c.execClientStatement(ctx, st); err != nil {
+		res, err := c.execClientStatement(ctx, st)
+		if err != nil {
 			return nil, err
+		}
+		if r, ok := res.(*Result); ok && r.operationID != "" {
+			// RUN BATCH of DDL in ASYNC / ASYNC_WAIT mode: the operation.
+			return &valueRows{columns: []string{"OPERATION_ID"}, values: []driver.Value{r.operationID}}, nil
 		}
 		return &valueRows{done: true}, nil
 	}

@@ -5,39 +5,49 @@ import (
 	"database/sql/driver"
 	"strings"
 
+	"cloud.google.com/go/longrunning/autogen/longrunningpb"
 	databasepb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
 // DDL through database/sql, as go-sql-spanner runs it: CREATE, ALTER,
 // DROP, GRANT, REVOKE, ANALYZE, RENAME go to the database admin API
-// (UpdateDatabaseDdl) and ExecContext returns when the long-running
-// operation is done; its error keeps its gRPC code. DDL is not
+// (UpdateDatabaseDdl); the error keeps its gRPC code. DDL is not
 // transactional, so it is refused in a transaction rather than leave the
 // caller wondering whether it was part of it. In a DDL batch it is
 // buffered until RUN BATCH. CREATE DATABASE and DROP DATABASE use
 // CreateDatabase and DropDatabase in the DSN's instance; like
-// go-sql-spanner, they run whatever the connection's state.
+// go-sql-spanner, they run whatever the connection's transaction state. A
+// DDL batch (or several DDL statements in one string) that starts with
+// CREATE DATABASE creates the database with the others as its extra
+// statements; DROP DATABASE must be alone.
+//
+// ddl_execution_mode says how long DDL waits for its long-running
+// operation: SYNC until it is done; ASYNC not at all (an operation that
+// the server reports failed at once still fails); ASYNC_WAIT up to
+// ddl_async_wait_timeout, after which it returns while the operation goes
+// on. In ASYNC and ASYNC_WAIT the result's OperationID names the
+// operation (RUN BATCH through QueryContext returns it as a row, column
+// OPERATION_ID).
+//
+// default_sequence_kind: when DDL fails because the database has no
+// default sequence kind (CREATE SEQUENCE, or AUTO_INCREMENT / IDENTITY
+// columns, without a kind), that kind is set as the database's
+// default_sequence_kind option and the statements not yet applied are sent
+// again, once.
+//
+// A batch of several DDL statements that fails returns a *BatchError whose
+// Counts has -1 for each statement applied before the failure, as
+// go-sql-spanner's.
 
 // execDDL runs a DDL statement from ExecContext or QueryContext; its
 // arguments are ignored, as go-sql-spanner ignores them.
 func (c *Conn) execDDL(ctx context.Context, st statement, query string) (driver.Result, error) {
-	if words, _ := sqlparse.Words(st.rest); len(words) > 0 && words[0] == "DATABASE" {
-		switch st.keyword {
-		case "CREATE":
-			return c.createDatabase(ctx, query)
-		case "DROP":
-			return c.dropDatabase(ctx, st.rest)
-		}
-	}
 	c.last = lastResults{} // as go-sql-spanner: DDL leaves no commit to report
-	if c.tx != nil {
-		return nil, status.Errorf(codes.FailedPrecondition,
-			"spannerfast: %s: DDL cannot run in a transaction (it is not transactional); end the transaction first", st.keyword)
-	}
 	if b := c.activeBatch(); b != nil {
 		if b.kind == batchDML {
 			return nil, status.Errorf(codes.FailedPrecondition,
@@ -46,44 +56,189 @@ func (c *Conn) execDDL(ctx context.Context, st statement, query string) (driver.
 		b.ddl = append(b.ddl, query)
 		return driver.ResultNoRows, nil
 	}
-	if err := c.updateDDL(ctx, []string{query}); err != nil {
+	if c.tx != nil && databaseStatement(st) == "" {
+		return nil, status.Errorf(codes.FailedPrecondition,
+			"spannerfast: %s: DDL cannot run in a transaction (it is not transactional); end the transaction first", st.keyword)
+	}
+	return c.runDDL(ctx, []string{query})
+}
+
+// databaseStatement returns CREATE or DROP for CREATE DATABASE and DROP
+// DATABASE, "" for any other statement.
+func databaseStatement(st statement) string {
+	if st.kind != kindDDL || (st.keyword != "CREATE" && st.keyword != "DROP") {
+		return ""
+	}
+	if words, _ := sqlparse.Words(st.rest); len(words) > 0 && words[0] == "DATABASE" {
+		return st.keyword
+	}
+	return ""
+}
+
+// runDDL sends DDL statements as one operation: CreateDatabase when the
+// first is CREATE DATABASE (the others are its extra statements),
+// DropDatabase for DROP DATABASE (alone), else UpdateDatabaseDdl. RUN BATCH,
+// a single DDL statement and a run of DDL in a string of several statements
+// all come here.
+func (c *Conn) runDDL(ctx context.Context, stmts []string) (driver.Result, error) {
+	if len(stmts) == 0 {
+		return driver.ResultNoRows, nil
+	}
+	first, err := c.parse(stmts[0])
+	if err != nil {
 		return nil, err
 	}
-	return driver.ResultNoRows, nil
+	switch databaseStatement(first) {
+	case "CREATE":
+		return c.createDatabase(ctx, stmts[0], stmts[1:])
+	case "DROP":
+		if len(stmts) > 1 {
+			return nil, status.Error(codes.InvalidArgument, "spannerfast: DROP DATABASE cannot be sent in a batch with other statements")
+		}
+		return c.dropDatabase(ctx, first.rest)
+	}
+	return c.updateDDL(ctx, stmts)
 }
 
 // updateDDL sends statements in one UpdateDatabaseDdl and waits for the
-// operation. No statements: nothing is sent.
-func (c *Conn) updateDDL(ctx context.Context, stmts []string) error {
-	if len(stmts) == 0 {
-		return nil
+// operation as ddl_execution_mode says, retrying once after setting
+// default_sequence_kind when that is what the database lacked.
+func (c *Conn) updateDDL(ctx context.Context, stmts []string) (driver.Result, error) {
+	op, err := c.startDDL(ctx, stmts)
+	applied := 0
+	if err != nil {
+		applied = appliedStatements(op)
 	}
+	if err != nil && c.cfg.DefaultSequenceKind != "" && missingSequenceKind(err) && applied < len(stmts) {
+		if c.setDefaultSequenceKind(ctx) == nil {
+			var retry *longrunningpb.Operation
+			retry, err = c.startDDL(ctx, stmts[applied:])
+			op = retry
+			if err != nil {
+				applied += appliedStatements(retry)
+			}
+		}
+	}
+	if err != nil {
+		if len(stmts) > 1 {
+			be := &BatchError{Counts: make([]int64, applied), Err: err}
+			for i := range be.Counts {
+				be.Counts[i] = -1 // applied; DDL has no update count
+			}
+			return nil, be
+		}
+		return nil, err
+	}
+	return c.ddlResult(op), nil
+}
+
+// startDDL sends one UpdateDatabaseDdl and waits for it (awaitDDL). The
+// operation is returned as last seen, nil if the call itself failed.
+func (c *Conn) startDDL(ctx context.Context, stmts []string) (*longrunningpb.Operation, error) {
 	db := c.client.DatabasePath()
 	op, err := c.client.DatabaseAdmin().UpdateDatabaseDdl(c.client.AdminContext(ctx, "database", db),
 		&databasepb.UpdateDatabaseDdlRequest{Database: db, Statements: stmts})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.client.WaitOperation(ctx, op)
+	return c.awaitDDL(ctx, op)
 }
 
-// createDatabase sends the whole statement as the CreateDatabase statement
-// in the DSN's instance and waits for the operation.
-func (c *Conn) createDatabase(ctx context.Context, query string) (driver.Result, error) {
+// awaitDDL waits for a DDL operation as ddl_execution_mode says. An
+// operation already done reports its outcome in every mode.
+func (c *Conn) awaitDDL(ctx context.Context, op *longrunningpb.Operation) (*longrunningpb.Operation, error) {
+	switch c.cfg.DDLExecutionMode {
+	case dsn.DDLAsync:
+		if !op.GetDone() {
+			return op, nil
+		}
+	case dsn.DDLAsyncWait:
+		wctx, cancel := context.WithTimeout(ctx, c.cfg.DDLAsyncWaitTimeout)
+		defer cancel()
+		last, err := c.client.AwaitOperation(wctx, op)
+		if err != nil && !last.GetDone() && wctx.Err() != nil && ctx.Err() == nil {
+			return last, nil // the wait is over; the operation goes on
+		}
+		return last, err
+	}
+	return c.client.AwaitOperation(ctx, op)
+}
+
+// ddlResult is the result of DDL whose operation is op: in ASYNC and
+// ASYNC_WAIT mode it carries the operation's name (OperationID).
+func (c *Conn) ddlResult(op *longrunningpb.Operation) driver.Result {
+	if m := c.cfg.DDLExecutionMode; m == dsn.DDLAsync || m == dsn.DDLAsyncWait {
+		return &Result{operationID: op.GetName()}
+	}
+	return driver.ResultNoRows
+}
+
+// OperationID returns the name of the long-running operation of DDL run in
+// ddl_execution_mode ASYNC or ASYNC_WAIT; for other results it fails with
+// FailedPrecondition, as go-sql-spanner's.
+func (r *Result) OperationID() (string, error) {
+	if r.operationID == "" {
+		return "", status.Error(codes.FailedPrecondition, "spannerfast: OperationID is only set for DDL run with ddl_execution_mode ASYNC or ASYNC_WAIT")
+	}
+	return r.operationID, nil
+}
+
+// appliedStatements counts the statements of a DDL operation that were
+// applied: the leading commit timestamps of its metadata.
+func appliedStatements(op *longrunningpb.Operation) int {
+	var md databasepb.UpdateDatabaseDdlMetadata
+	if op.GetMetadata() == nil || op.GetMetadata().UnmarshalTo(&md) != nil {
+		return 0
+	}
+	n := 0
+	for _, ts := range md.GetCommitTimestamps() {
+		if ts == nil {
+			break
+		}
+		n++
+	}
+	return min(n, len(md.GetStatements()), len(md.GetCommitTimestamps()))
+}
+
+// missingSequenceKind reports Spanner's refusal of DDL that needs a
+// sequence kind when the database has no default_sequence_kind.
+func missingSequenceKind(err error) bool {
+	msg := status.Convert(err).Message()
+	return strings.Contains(msg, "Please specify the sequence kind explicitly") && strings.Contains(msg, "default_sequence_kind")
+}
+
+// setDefaultSequenceKind sets default_sequence_kind as the database's
+// option, in the statement form of its dialect. dsn checked the kind
+// (letters, digits, underscores), and database ids cannot hold quotes.
+func (c *Conn) setDefaultSequenceKind(ctx context.Context) error {
+	kind, db := c.cfg.DefaultSequenceKind, c.cfg.Database
+	stmt := "ALTER DATABASE `" + db + "` SET OPTIONS (default_sequence_kind = '" + kind + "')"
+	if c.cfg.DatabaseDialect == dsn.DialectPostgreSQL || c.cfg.Dialect == dsn.DialectPostgreSQL {
+		stmt = `ALTER DATABASE "` + db + `" SET spanner.default_sequence_kind = '` + kind + `'`
+	}
+	_, err := c.startDDL(ctx, []string{stmt})
+	return err
+}
+
+// createDatabase sends CREATE DATABASE with extra statements (a DDL batch
+// that starts with it) in the DSN's instance and waits for the operation
+// as ddl_execution_mode says.
+func (c *Conn) createDatabase(ctx context.Context, query string, extra []string) (driver.Result, error) {
 	parent := c.cfg.InstancePath()
 	op, err := c.client.DatabaseAdmin().CreateDatabase(c.client.AdminContext(ctx, "parent", parent),
 		&databasepb.CreateDatabaseRequest{
 			Parent:          parent,
 			CreateStatement: query,
+			ExtraStatements: extra,
 			DatabaseDialect: databasepb.DatabaseDialect(databasepb.DatabaseDialect_value[string(c.cfg.NewDatabaseDialect())]),
 		})
 	if err == nil {
-		err = c.client.WaitOperation(ctx, op)
+		op, err = c.awaitDDL(ctx, op)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return driver.ResultNoRows, nil
+	return c.ddlResult(op), nil
 }
 
 // dropDatabase drops the database named after DROP DATABASE in the DSN's

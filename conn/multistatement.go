@@ -101,7 +101,7 @@ func (c *Conn) isPlainDDL(query string) bool {
 func (c *Conn) runDDLGroup(ctx context.Context, p multiPlan, i, j int) error {
 	c.takeStatementTag()
 	c.last = lastResults{}
-	if err := c.updateDDL(ctx, p.stmts[i:j]); err != nil {
+	if _, err := c.runDDL(ctx, p.stmts[i:j]); err != nil {
 		return p.fail(i, j-1, err)
 	}
 	return nil

@@ -230,6 +230,7 @@ type Result struct {
 	batchCounts     []int64
 	lastInsertID    int64
 	hasLastInsertID bool
+	operationID     string // DDL in ddl_execution_mode ASYNC / ASYNC_WAIT (ddl.go)
 }
 
 var _ driver.Result = (*Result)(nil)
@@ -256,15 +257,16 @@ func (r *Result) BatchRowsAffected() ([]int64, error) {
 	return r.batchCounts, nil
 }
 
-// BatchError is the error of a DML batch in which a statement failed: the
-// statements before it ran, and Counts has their update counts.
+// BatchError is the error of a batch in which a statement failed: the
+// statements before it ran, and Counts has their update counts (-1 for
+// each DDL statement applied).
 type BatchError struct {
 	Counts []int64
 	Err    error
 }
 
 func (e *BatchError) Error() string {
-	return fmt.Sprintf("spannerfast: DML batch statement %d failed (the %d before it ran): %v", len(e.Counts)+1, len(e.Counts), e.Err)
+	return fmt.Sprintf("spannerfast: batch statement %d failed (the %d before it ran): %v", len(e.Counts)+1, len(e.Counts), e.Err)
 }
 
 func (e *BatchError) Unwrap() error { return e.Err }

@@ -318,6 +318,11 @@ type Config struct {
 	// DDLAsyncWaitTimeout (ddl_async_wait_timeout, default 10s) bounds the
 	// wait of ASYNC_WAIT.
 	DDLAsyncWaitTimeout time.Duration
+	// DefaultSequenceKind (default_sequence_kind, default "": off) is the
+	// sequence kind set as the database's default_sequence_kind option when
+	// DDL fails because the database has none (CREATE SEQUENCE, AUTO_INCREMENT
+	// or IDENTITY columns without a kind); the DDL is then sent again.
+	DefaultSequenceKind string
 	// DirectedRead (directed_read) is a spannerpb.DirectedReadOptions in
 	// protobuf JSON for read-only work; empty means none.
 	DirectedRead string

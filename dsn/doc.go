@@ -148,9 +148,11 @@
 //	transaction_batch_read_only      bool, false               accepted; applied by batch read-only
 //	                                                           transactions (future)
 //	transaction_timeout              duration, 0 (none)        accepted; applied by transactions (future)
-//	ddl_execution_mode               SYNC / ASYNC /            accepted; applied by DDL support (future)
-//	                                 ASYNC_WAIT, SYNC
-//	ddl_async_wait_timeout           duration, 10s             accepted; applied by DDL support (future)
+//	ddl_execution_mode               SYNC / ASYNC /            conn (DDL: wait for the operation, do not
+//	                                 ASYNC_WAIT, SYNC          wait, wait up to ddl_async_wait_timeout)
+//	ddl_async_wait_timeout           duration, 10s             conn (ASYNC_WAIT)
+//	default_sequence_kind            sequence kind, ""         conn (set as the database's default and
+//	                                                           DDL retried when DDL needs one)
 //	directed_read                    DirectedReadOptions in    conn (read-only requests; not sent
 //	                                 protobuf JSON, ""         for read-write ones)
 //	auto_partition_mode              bool, false               conn (queries read partitioned)

@@ -102,6 +102,24 @@ func stringProp(name string, f func(*Config) *string) property {
 	}
 }
 
+// sequenceKindProp is default_sequence_kind: a sequence kind such as
+// bit_reversed_positive, or "" (off). The value goes into an ALTER DATABASE
+// statement, so only letters, digits and underscores are accepted.
+func sequenceKindProp() property {
+	p := stringProp("default_sequence_kind", func(c *Config) *string { return &c.DefaultSequenceKind })
+	set := p.set
+	p.set = func(c *Config, v string) *Error {
+		v = strings.TrimSpace(v)
+		for _, r := range v {
+			if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+				return invalid("default_sequence_kind", v, "want a sequence kind such as bit_reversed_positive (letters, digits and underscores)")
+			}
+		}
+		return set(c, v)
+	}
+	return p
+}
+
 func boolProp(name string, f func(*Config) *bool) property {
 	return property{name: name, kind: kindBool,
 		set: func(c *Config, v string) *Error {
@@ -497,6 +515,7 @@ var properties = []property{
 		"SYNC": DDLSync, "ASYNC": DDLAsync, "ASYNCWAIT": DDLAsyncWait,
 	}, "SYNC, ASYNC or ASYNC_WAIT"),
 	durationProp("ddl_async_wait_timeout", func(c *Config) *time.Duration { return &c.DDLAsyncWaitTimeout }, 0),
+	sequenceKindProp(),
 	directedReadProp(),
 	boolProp("auto_partition_mode", func(c *Config) *bool { return &c.AutoPartitionMode }),
 	boolProp("data_boost_enabled", func(c *Config) *bool { return &c.DataBoostEnabled }),

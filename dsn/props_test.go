@@ -71,6 +71,7 @@ var propCases = []propCase{
 	{name: "transaction_timeout", wantDef: "0s", set: "1500ms", wantSet: "1.5s"},
 	{name: "ddl_execution_mode", wantDef: "SYNC", set: "async_wait", wantSet: "ASYNC_WAIT", canonical: "ASYNC_WAIT"},
 	{name: "ddl_async_wait_timeout", wantDef: "10s", set: "100ms", wantSet: "100ms"},
+	{name: "default_sequence_kind", wantDef: "", set: "bit_reversed_positive", wantSet: "bit_reversed_positive"},
 	{name: "directed_read", wantDef: "", set: `{"includeReplicas":{"replicaSelections":[{"location":"us-east1"}]}}`,
 		wantSet: `{"includeReplicas":{"replicaSelections":[{"location":"us-east1"}]}}`},
 	{name: "auto_partition_mode", wantDef: false, set: "true", wantSet: true},
@@ -194,6 +195,7 @@ func TestErrorCodes(t *testing.T) {
 	}{
 		{db + ";connect_timeout=soon", dsn.ErrInvalidValue, codes.InvalidArgument},
 		{db + ";ddl_execution_mode=later", dsn.ErrInvalidValue, codes.InvalidArgument},
+		{db + ";default_sequence_kind=x')--", dsn.ErrInvalidValue, codes.InvalidArgument},
 		{db + ";directed_read={", dsn.ErrInvalidValue, codes.InvalidArgument},
 		{db + ";max_partitions=-1", dsn.ErrInvalidValue, codes.InvalidArgument},
 		{db + ";no_such=1", dsn.ErrUnknownProperty, codes.InvalidArgument},

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // The database admin service, enough for DDL tests: UpdateDatabaseDdl,
@@ -29,8 +30,15 @@ type admin struct {
 
 	s       *Server
 	ops     map[string]*operation
-	ddlErrs []error // outcomes of the next UpdateDatabaseDdl operations
-	polls   int     // GetOperation calls an operation needs to be done
+	ddlErrs []ddlFailure // outcomes of the next UpdateDatabaseDdl operations
+	polls   int          // GetOperation calls an operation needs to be done
+}
+
+// ddlFailure is a scripted failing UpdateDatabaseDdl operation: the first
+// applied statements got commit timestamps, then err.
+type ddlFailure struct {
+	applied int
+	err     error
 }
 
 // operation is a long-running operation and its final state.
@@ -48,9 +56,14 @@ func (s *Server) registerAdmin() {
 // AddDDLError makes the operation of the next UpdateDatabaseDdl without a
 // scripted outcome finish with err (a status error keeps its code). Calls
 // queue up: each UpdateDatabaseDdl takes the oldest.
-func (s *Server) AddDDLError(err error) {
+func (s *Server) AddDDLError(err error) { s.AddDDLFailure(0, err) }
+
+// AddDDLFailure is AddDDLError for an operation that applied its first
+// applied statements before failing: its metadata has commit timestamps
+// for them, as Spanner reports a partly applied DDL batch.
+func (s *Server) AddDDLFailure(applied int, err error) {
 	s.mu.Lock()
-	s.admin.ddlErrs = append(s.admin.ddlErrs, err)
+	s.admin.ddlErrs = append(s.admin.ddlErrs, ddlFailure{applied: applied, err: err})
 	s.mu.Unlock()
 }
 
@@ -96,11 +109,17 @@ func (a *admin) UpdateDatabaseDdl(_ context.Context, req *databasepb.UpdateDatab
 	}
 	a.s.mu.Lock()
 	defer a.s.mu.Unlock()
+	applied := len(req.GetStatements())
 	var opErr error
 	if len(a.ddlErrs) > 0 {
-		opErr, a.ddlErrs = a.ddlErrs[0], a.ddlErrs[1:]
+		f := a.ddlErrs[0]
+		a.ddlErrs = a.ddlErrs[1:]
+		opErr, applied = f.err, min(f.applied, applied)
 	}
 	meta := &databasepb.UpdateDatabaseDdlMetadata{Database: req.GetDatabase(), Statements: req.GetStatements()}
+	for range applied {
+		meta.CommitTimestamps = append(meta.CommitTimestamps, timestamppb.Now())
+	}
 	return a.startLocked(req.GetDatabase(), meta, &emptypb.Empty{}, opErr)
 }
 
