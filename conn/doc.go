@@ -104,7 +104,8 @@
 // (options.go).
 //
 // Transactions begin inline with their first statement (explicit
-// BeginTransaction when that fails or begin_transaction_option=EXPLICIT),
+// BeginTransaction after that fails, see txn.run, or with
+// begin_transaction_option=EXPLICIT),
 // number their requests, carry the latest precommit token to Commit, and,
 // with retry_aborts_internally, are replayed after an abort against a log
 // of what each statement returned (txn_replay.go). A stream re-sent after

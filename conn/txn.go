@@ -20,8 +20,10 @@ import (
 // It begins inline: the first statement carries TransactionSelector.Begin
 // and the server returns the new id with that statement's result. When that
 // statement fails before an id came back, or the result carries none, the
-// transaction begins with an explicit BeginTransaction and the statement
-// runs again. begin_transaction_option=EXPLICIT always begins explicitly.
+// transaction begins with an explicit BeginTransaction: at once, running
+// the statement again, or, for a single statement of a read-write
+// transaction that failed, at the next statement (see run).
+// begin_transaction_option=EXPLICIT always begins explicitly.
 //
 // A read-write transaction numbers its DML (seqno), keeps the precommit
 // token with the highest sequence number seen (multiplexed sessions need it
@@ -37,6 +39,10 @@ type txn struct {
 
 	id     []byte
 	readTS time.Time
+	// beginFailed: the statement that was to begin the transaction inline
+	// failed before the server returned an id (run); the next statement or
+	// the commit begins it (beginAfterFailure).
+	beginFailed bool
 
 	// Read-write only.
 	seqno       int64
@@ -110,6 +116,11 @@ func (t *txn) leader() bool { return !t.readOnly }
 // selector returns the selector of the next statement and whether it begins
 // the transaction inline. An explicit begin happens here.
 func (t *txn) selector(ctx context.Context) (*spannerpb.TransactionSelector, bool, error) {
+	if t.beginFailed {
+		if err := t.beginAfterFailure(ctx); err != nil {
+			return nil, false, err
+		}
+	}
 	if t.id == nil && t.explicit {
 		if err := t.begin(ctx, nil); err != nil {
 			return nil, false, err
@@ -125,8 +136,12 @@ func (t *txn) selector(ctx context.Context) (*spannerpb.TransactionSelector, boo
 // given selector and returns the transaction id its result carried. When
 // the statement was to begin the transaction inline and no id came back
 // (it failed, or the server sent none), the transaction begins explicitly
-// and the statement runs once more with that id.
-func (t *txn) run(ctx context.Context, attempt func(*spannerpb.TransactionSelector) ([]byte, error)) error {
+// and the statement runs once more with that id; except, when deferBegin
+// is set (a single statement of a read-write transaction the application
+// runs), for a statement that failed: its error is returned as it is and
+// the next statement or the commit begins the transaction
+// (beginAfterFailure), as go-sql-spanner does.
+func (t *txn) run(ctx context.Context, deferBegin bool, attempt func(*spannerpb.TransactionSelector) ([]byte, error)) error {
 	sel, inline, err := t.selector(ctx)
 	if err != nil {
 		return err
@@ -140,6 +155,10 @@ func (t *txn) run(ctx context.Context, attempt func(*spannerpb.TransactionSelect
 		return err
 	}
 	if status.Code(err) == codes.Canceled || status.Code(err) == codes.DeadlineExceeded || ctx.Err() != nil {
+		return err
+	}
+	if err != nil && deferBegin && !t.readOnly && !t.lastStmt && !isAborted(err) {
+		t.beginFailed = true
 		return err
 	}
 	if berr := t.begin(ctx, nil); berr != nil {
@@ -226,6 +245,11 @@ func (t *txn) notePrecommitBytes(b []byte) {
 func (t *txn) commitOnce(ctx context.Context) (*spannerpb.CommitResponse, error) {
 	ctx, cancel := t.c.statementContext(ctx) // statement_timeout bounds a commit too
 	defer cancel()
+	if t.beginFailed {
+		if err := t.beginAfterFailure(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if t.id == nil {
 		if len(t.mutations) == 0 {
 			return nil, nil // nothing ran and nothing was written: nothing to commit

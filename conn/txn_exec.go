@@ -56,7 +56,7 @@ func (t *txn) openQuery(ctx context.Context, q *txnQuery) (*rows.Rows, *rows.Che
 		r   *rows.Rows
 		sum *rows.Checksum
 	)
-	err := t.run(ctx, func(sel *spannerpb.TransactionSelector) ([]byte, error) {
+	err := t.run(ctx, true, func(sel *spannerpb.TransactionSelector) ([]byte, error) {
 		if r != nil {
 			r.Close() // began inline without an id: run again with the explicit one
 			r = nil
@@ -141,7 +141,7 @@ func (s *dmlStatement) describe() string {
 func (t *txn) runDML(ctx context.Context, s *dmlStatement) ([]int64, *spannerpb.ResultSet, error) {
 	if s.req != nil {
 		var rs *spannerpb.ResultSet
-		err := t.run(ctx, func(sel *spannerpb.TransactionSelector) ([]byte, error) {
+		err := t.run(ctx, true, func(sel *spannerpb.TransactionSelector) ([]byte, error) {
 			req := t.attemptRequest(s.req, sel)
 			out, err := callUnary(t.c.client.SessionContext(ctx, t.session, true), func(ctx context.Context) (*spannerpb.ResultSet, error) {
 				return t.c.client.Spanner().ExecuteSql(ctx, req)
@@ -160,7 +160,9 @@ func (t *txn) runDML(ctx context.Context, s *dmlStatement) ([]int64, *spannerpb.
 	}
 	var counts []int64
 	var batchErr error
-	err := t.run(ctx, func(sel *spannerpb.TransactionSelector) ([]byte, error) {
+	// A batch whose first statement failed begins at once and runs again,
+	// as the official client does for a batch.
+	err := t.run(ctx, false, func(sel *spannerpb.TransactionSelector) ([]byte, error) {
 		req := &spannerpb.ExecuteBatchDmlRequest{
 			Session:        t.session,
 			Transaction:    sel,

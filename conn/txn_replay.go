@@ -149,6 +149,38 @@ func (t *txn) replayAfter(ctx context.Context, cause error) error {
 func (t *txn) restart() {
 	t.id = nil
 	t.precommit = nil
+	t.beginFailed = false
+}
+
+// errBeginFailed is the error of a transaction without replays whose first
+// statement failed before the transaction began (code ABORTED, so that
+// RunTransaction runs the function again).
+var errBeginFailed = status.Error(codes.Aborted,
+	"spannerfast: the transaction's first statement failed before the transaction began and retry_aborts_internally is off; run the transaction again")
+
+// beginAfterFailure begins with BeginTransaction a read-write transaction
+// whose first statement failed before the server returned its id (txn.run).
+// The error the application saw of that statement came from no
+// transaction: with replays on, the log (that statement) runs again in the
+// new transaction and must fail the same way, as after an abort; without
+// them the transaction ends with errBeginFailed. go-sql-spanner does the
+// same, through the official client's failed-inline-begin abort.
+func (t *txn) beginAfterFailure(ctx context.Context) error {
+	t.beginFailed = false
+	if !t.retryAborts {
+		t.failed = errBeginFailed
+		return t.failed
+	}
+	if err := t.begin(ctx, nil); err != nil {
+		return err
+	}
+	if err := t.replay(ctx); err != nil {
+		if errors.Is(err, ErrAbortedDueToConcurrentModification) {
+			t.failed = err
+		}
+		return err
+	}
+	return nil
 }
 
 func (t *txn) replay(ctx context.Context) error {

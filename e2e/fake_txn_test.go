@@ -231,34 +231,93 @@ func TestFakeAbortReplay(t *testing.T) {
 }
 
 // TestFakeInlineBeginFallback: when the statement that was to begin the
-// transaction fails, the transaction begins with BeginTransaction and the
-// statement runs again with the new id.
+// transaction fails, its error is returned as the server gave it (the
+// statement is sent once, as go-sql-spanner sends it), and the next
+// statement begins the transaction with BeginTransaction, after running the
+// failed statement again in it: it must fail the same way (the application
+// may have acted on that failure), else the transaction fails with
+// ErrAbortedDueToConcurrentModification. Without replays the transaction
+// is reported aborted instead, and RunTransaction runs the function again.
 func TestFakeInlineBeginFallback(t *testing.T) {
 	ctx := context.Background()
-	s, db := startTxnFake(t)
-	s.AddResult(txnQuery, &fakespanner.Result{ResultSet: stringRows("a", "b"),
-		Faults: []fakespanner.Fault{{Err: status.Error(codes.FailedPrecondition, "first attempt fails")}}})
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
+	failing := func(s *fakespanner.Server, times int) {
+		s.AddResult(txnQuery, &fakespanner.Result{ResultSet: stringRows("a", "b"),
+			Faults: []fakespanner.Fault{{Err: status.Error(codes.FailedPrecondition, "first attempt fails"), Times: times}}})
 	}
-	if got := readStrings(t, mustQuery(t, tx, txnQuery)); len(got) != 2 {
-		t.Fatalf("rows %v", got)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	streams := s.RequestsFor("ExecuteStreamingSql")
-	begins := s.RequestsFor("BeginTransaction")
-	if len(streams) != 2 || len(begins) != 1 {
-		t.Fatalf("%d streams and %d BeginTransaction, want 2 and 1", len(streams), len(begins))
-	}
-	if streams[0].ExecuteSQL().GetTransaction().GetBegin() == nil || len(streams[1].ExecuteSQL().GetTransaction().GetId()) == 0 {
-		t.Fatalf("selectors %v then %v, want inline begin then the explicit id", streams[0].ExecuteSQL().GetTransaction(), streams[1].ExecuteSQL().GetTransaction())
-	}
-	if begins[0].Message.(*spannerpb.BeginTransactionRequest).GetOptions().GetReadWrite() == nil {
-		t.Fatal("explicit BeginTransaction is not read-write")
-	}
+	t.Run("same error in the transaction", func(t *testing.T) {
+		s, db := startTxnFake(t)
+		failing(s, -1)
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.QueryContext(ctx, txnQuery); status.Code(err) != codes.FailedPrecondition {
+			t.Fatalf("first query: %v, want FailedPrecondition", err)
+		}
+		if n := len(s.Requests()); len(s.RequestsFor("ExecuteStreamingSql")) != 1 || len(s.RequestsFor("BeginTransaction")) != 0 {
+			t.Fatalf("after the failed first query: %d requests %v, want the query sent once", n, selectorKinds(s))
+		}
+		if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		id := committedID(t, s)
+		want := fmt.Sprint([]string{
+			"ExecuteStreamingSql begin",
+			"BeginTransaction",
+			"ExecuteStreamingSql id:" + id,
+			"ExecuteSql id:" + id,
+			"Commit commit:" + id,
+		})
+		if got := fmt.Sprint(selectorKinds(s)); got != want {
+			t.Fatalf("requests\n%s\nwant\n%s", got, want)
+		}
+		if s.RequestsFor("BeginTransaction")[0].Message.(*spannerpb.BeginTransactionRequest).GetOptions().GetReadWrite() == nil {
+			t.Fatal("explicit BeginTransaction is not read-write")
+		}
+	})
+	t.Run("success in the transaction", func(t *testing.T) {
+		s, db := startTxnFake(t)
+		failing(s, 1)
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if _, err := tx.QueryContext(ctx, txnQuery); status.Code(err) != codes.FailedPrecondition {
+			t.Fatalf("first query: %v, want FailedPrecondition", err)
+		}
+		if _, err := tx.ExecContext(ctx, txnUpdate); !errors.Is(err, sfdriver.ErrAbortedDueToConcurrentModification) {
+			t.Fatalf("next statement: %v, want ErrAbortedDueToConcurrentModification", err)
+		}
+		if n := len(s.RequestsFor("ExecuteSql")); n != 0 {
+			t.Fatalf("%d ExecuteSql, want none: the update must not run", n)
+		}
+	})
+	t.Run("without replays", func(t *testing.T) {
+		s, db := startTxnFake(t)
+		failing(s, 1)
+		calls := 0
+		err := sfdriver.RunTransaction(ctx, db, nil, func(ctx context.Context, tx *sql.Tx) error {
+			calls++
+			rows, err := tx.QueryContext(ctx, txnQuery)
+			if err == nil {
+				rows.Close()
+			} else if status.Code(err) != codes.FailedPrecondition {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, txnUpdate)
+			return err
+		})
+		if err != nil || calls != 2 {
+			t.Fatalf("RunTransaction = %v after %d calls, want success after 2 (the first reported aborted)", err, calls)
+		}
+		if n, b := len(s.RequestsFor("ExecuteSql")), len(s.RequestsFor("BeginTransaction")); n != 1 || b != 0 {
+			t.Fatalf("%d ExecuteSql and %d BeginTransaction, want 1 and 0", n, b)
+		}
+	})
 }
 
 // TestFakeExplicitBegin: begin_transaction_option=EXPLICIT begins with
