@@ -295,7 +295,14 @@ var diffScenarios = []struct {
 		tx := r.begin("tx", nil)
 		r.query(tx, "insert then return", "INSERT INTO Singers (SingerId, Name) VALUES (9, 'Ida') THEN RETURN SingerId, Name")
 		r.query(tx, "update then return", "UPDATE Singers SET Score = 1 WHERE SingerId = 9 THEN RETURN Score")
+		r.query(tx, "update then return expression", "UPDATE Singers SET Score = Score + 1 WHERE SingerId <= 2 THEN RETURN SingerId, Score * 2 AS Double")
+		r.query(tx, "delete then return", "DELETE FROM Albums WHERE SingerId = 1 THEN RETURN *")
+		r.query(tx, "then return no rows", "DELETE FROM Albums WHERE SingerId = 99 THEN RETURN AlbumId")
+		r.query(tx, "then return unknown column", "UPDATE Singers SET Score = 0 WHERE SingerId = 1 THEN RETURN Nope")
 		r.do("commit", tx.Commit())
+		r.query(r.db, "autocommit then return", "INSERT INTO Singers (SingerId, Name) VALUES (10, 'Jo') THEN RETURN Name")
+		r.query(r.db, "singers after", singersSQL)
+		r.query(r.db, "albums after", "SELECT SingerId, AlbumId FROM Albums ORDER BY SingerId, AlbumId")
 	}},
 	// Two overlapping read-write transactions from two clients: exactly one
 	// commits and the other is aborted. Which one is the emulator's choice
@@ -345,9 +352,6 @@ var knownDifferences = map[string][2]string{
 	// spannertest's evaluator: no FLOAT64 literal without a table, no CONCAT.
 	"queries/literals":           {"error InvalidArgument", "rows (1, x, true, 2.5)"},
 	"dml counts/update function": {"error Unimplemented", "1 rows affected"},
-	// THEN RETURN is refused.
-	"then return/insert then return": {"error Unimplemented", "rows (9, Ida)"},
-	"then return/update then return": {"error Unimplemented", "rows (1)"},
 	// The emulator fails every later statement of a transaction whose DML
 	// statement failed; here the failed statement changes nothing and the
 	// transaction goes on.

@@ -101,9 +101,6 @@ func parseDML(sql string) (spansql.DMLStmt, insertMode, error) {
 	}
 	stmt, err := spansql.ParseDMLStmt(sql)
 	if err != nil {
-		if hasThenReturn(sql) {
-			return nil, 0, unimplemented("THEN RETURN is not supported: %q", sql)
-		}
 		return nil, 0, invalid("cannot parse DML statement %q: %v", sql, err)
 	}
 	if err := checkReserved(sql, stmt); err != nil {
@@ -122,35 +119,30 @@ func cutWords(sql string, n int, repl string) string {
 	return repl + sql[pos:]
 }
 
-func hasThenReturn(sql string) bool {
-	f := strings.Fields(strings.ToUpper(sql))
-	for i := 0; i+1 < len(f); i++ {
-		if f[i] == "THEN" && strings.HasPrefix(f[i+1], "RETURN") {
-			return true
-		}
-	}
-	return false
-}
-
 // execute runs a DML statement of tx as mutations on the engine and
-// returns its row count; the rows it changed go to tx's undo log. Call
-// with engineMu held and tx the writer.
-func (s *service) execute(ctx context.Context, tx *txn, sql string, params *structpb.Struct, types map[string]*spannerpb.Type) (int64, error) {
+// returns its row count and, for THEN RETURN, its rows; the rows it changed
+// go to tx's undo log. Call with engineMu held and tx the writer.
+func (s *service) execute(ctx context.Context, tx *txn, sql string, params *structpb.Struct, types map[string]*spannerpb.Type) (int64, *spannerpb.ResultSet, error) {
 	pdml := tx.kind == partitioned
+	sql, list, ret := splitThenReturn(sql)
+	if ret && pdml {
+		return 0, nil, invalid("THEN RETURN is not allowed in partitioned DML")
+	}
 	stmt, mode, err := parseDML(sql)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	p, err := newParams(params, types)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	var ms []*spannerpb.Mutation
 	var n int64
+	_, isDelete := stmt.(*spansql.Delete)
 	switch st := stmt.(type) {
 	case *spansql.Insert:
 		if pdml {
-			return 0, invalid("partitioned DML supports only UPDATE and DELETE, not INSERT")
+			return 0, nil, invalid("partitioned DML supports only UPDATE and DELETE, not INSERT")
 		}
 		ms, n, err = s.planInsert(ctx, st, mode, p)
 	case *spansql.Update:
@@ -158,19 +150,45 @@ func (s *service) execute(ctx context.Context, tx *txn, sql string, params *stru
 	case *spansql.Delete:
 		ms, n, err = s.planDelete(ctx, st, p)
 	default:
-		return 0, unimplemented("DML statement %T is not supported", st)
+		return 0, nil, unimplemented("DML statement %T is not supported", st)
 	}
-	if err != nil || len(ms) == 0 {
-		return n, analysisError(err)
+	if err != nil {
+		return 0, nil, analysisError(err)
+	}
+	var rs *spannerpb.ResultSet
+	var t *table
+	var keys []*structpb.ListValue
+	if ret {
+		// The list is checked (and a DELETE's rows read) before the write.
+		if t, err = s.table(ctx, dmlTable(stmt)); err != nil {
+			return 0, nil, analysisError(err)
+		}
+		if keys, err = writtenKeys(t, ms); err != nil {
+			return 0, nil, err
+		}
+		if rs, err = s.returning(ctx, t, keys, list, p); err != nil {
+			return 0, nil, err
+		}
+	}
+	if len(ms) == 0 {
+		return n, rs, nil
 	}
 	_, snaps, err := s.applyLocked(ctx, ms)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
+	}
+	if ret && !isDelete {
+		if rs, err = s.returning(ctx, t, keys, list, p); err != nil {
+			if uerr := s.putBack(ctx, snaps); uerr != nil {
+				return 0, nil, uerr
+			}
+			return 0, nil, err
+		}
 	}
 	if !pdml {
 		tx.undo.record(snaps)
 	}
-	return n, nil
+	return n, rs, nil
 }
 
 // params holds a statement's parameters in the form the engine accepts.

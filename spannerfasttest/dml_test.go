@@ -2,6 +2,7 @@ package spannerfasttest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -106,7 +107,8 @@ func TestUnsupportedStatementsGetClearErrors(t *testing.T) {
 		code codes.Code
 		word string
 	}{
-		{"INSERT INTO T (a) VALUES (1) THEN RETURN a", codes.Unimplemented, "THEN RETURN"},
+		{"INSERT INTO T (a) VALUES (1) THEN RETURN WITH ACTION a", codes.Unimplemented, "WITH ACTION"},
+		{"INSERT INTO T (a) VALUES (1) THEN RETURN nope", codes.InvalidArgument, "nope"},
 		{"INSERT INTO T VALUES (1)", codes.InvalidArgument, ""},
 		{"INSERT INTO Nope (a) VALUES (1)", codes.InvalidArgument, "Nope"},
 		{"INSERT INTO T (a, zz) VALUES (1, 2)", codes.InvalidArgument, "zz"},
@@ -143,4 +145,68 @@ func TestNotNullAndDefaultColumnsAreNotSilentlyNull(t *testing.T) {
 	wantCode(t, err, codes.FailedPrecondition, "column v")
 	r.mustExec("INSERT OR UPDATE INTO U (k, v, w) VALUES (1, 'y', 3)", 1, nil, nil)
 	r.wantRows("SELECT k, v, w FROM U", "1,y,3")
+}
+
+func TestThenReturn(t *testing.T) {
+	r := newRaw(t)
+	ctx := context.Background()
+	run := func(sql string) (*spannerpb.ResultSet, error) {
+		rs, err := r.c.ExecuteSql(ctx, &spannerpb.ExecuteSqlRequest{Session: r.session, Sql: sql, Transaction: rwBegin(), Seqno: 1})
+		if err != nil {
+			return nil, err
+		}
+		_, err = r.c.Commit(ctx, &spannerpb.CommitRequest{Session: r.session,
+			Transaction:    &spannerpb.CommitRequest_TransactionId{TransactionId: rs.GetMetadata().GetTransaction().GetId()},
+			PrecommitToken: rs.GetPrecommitToken()})
+		return rs, err
+	}
+	text := func(rs *spannerpb.ResultSet) string {
+		var out []string
+		for _, f := range rs.GetMetadata().GetRowType().GetFields() {
+			out = append(out, f.GetName())
+		}
+		for _, row := range rs.GetRows() {
+			b, _ := row.MarshalJSON()
+			out = append(out, string(b))
+		}
+		return fmt.Sprintf("%v n=%d", out, rs.GetStats().GetRowCountExact())
+	}
+	for _, tc := range []struct{ sql, want string }{
+		// Rows in statement order, with the statement's row count.
+		{"INSERT INTO T (a, b) VALUES (3, 'three'), (1, 'one') THEN RETURN a, b AS name", `[a name ["3","three"] ["1","one"]] n=2`},
+		{"UPDATE T SET c = 2.5 WHERE a > 0 THEN RETURN a * 10 AS ten, c", `[ten c ["10",2.5] ["30",2.5]] n=2`},
+		{"UPDATE T SET c = 1 WHERE a = 99 THEN RETURN a", `[a] n=0`},
+		// A DELETE returns the rows as they were.
+		{"DELETE FROM T WHERE a = 3 THEN RETURN *", `[a b c d ["3","three",2.5,null]] n=1`},
+		{"INSERT OR IGNORE INTO T (a, b) VALUES (1, 'x'), (4, 'then return') THEN RETURN b", `[b ["then return"]] n=1`},
+	} {
+		rs, err := run(tc.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		if got := text(rs); got != tc.want {
+			t.Fatalf("%s:\n got %s\nwant %s", tc.sql, got, tc.want)
+		}
+	}
+	r.wantRows("SELECT a, b FROM T ORDER BY a", "1,one", "4,then return")
+	// A list that fails leaves nothing behind.
+	_, err := run("INSERT INTO T (a, b) VALUES (5, 'five') THEN RETURN nope")
+	wantCode(t, err, codes.InvalidArgument)
+	r.wantRows("SELECT a FROM T ORDER BY a", "1", "4")
+	// Streaming returns the rows too.
+	st, err := r.c.ExecuteStreamingSql(ctx, &spannerpb.ExecuteSqlRequest{Session: r.session, Sql: "UPDATE T SET b = 'x' WHERE true THEN RETURN a", Transaction: rwBegin(), Seqno: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := st.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.GetValues()) != 2 || p.GetStats().GetRowCountExact() != 2 {
+		t.Fatalf("streamed THEN RETURN: %v", p)
+	}
+	if _, err := r.c.Rollback(ctx, &spannerpb.RollbackRequest{Session: r.session, TransactionId: p.GetMetadata().GetTransaction().GetId()}); err != nil {
+		t.Fatal(err)
+	}
+	r.wantRows("SELECT a, b FROM T ORDER BY a", "1,one", "4,then return")
 }

@@ -117,6 +117,10 @@
 //     values of the matching rows, which become one Update mutation.
 //   - DELETE FROM T WHERE ...: the engine selects the matching keys, which
 //     become one Delete mutation.
+//   - THEN RETURN select-list: the engine evaluates the list on the rows
+//     the statement wrote (for DELETE, on the rows before it deleted them),
+//     returned in the statement's order with its row count; a list that
+//     fails leaves nothing written.
 //
 // Values are checked against the column types as Spanner does: INT64 goes
 // into FLOAT64 columns, STRING into DATE and TIMESTAMP columns, untyped
@@ -128,8 +132,8 @@
 //
 // # Refuses
 //
-//   - THEN RETURN (Unimplemented); statements spansql cannot parse, and
-//     INSERT without a column list (InvalidArgument).
+//   - THEN RETURN WITH ACTION (Unimplemented); statements spansql cannot
+//     parse, and INSERT without a column list (InvalidArgument).
 //   - Reserved keywords (AS, AT, ALL, SELECT, ...) used as identifiers
 //     without backticks, in DDL, DML and queries (InvalidArgument), as on
 //     Spanner; spansql alone accepts them.

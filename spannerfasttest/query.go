@@ -60,8 +60,12 @@ func (s *service) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream s
 		if err != nil {
 			return err
 		}
+		var values []*structpb.Value
+		for _, row := range rs.GetRows() {
+			values = append(values, row.GetValues()...)
+		}
 		return stream.Send(&spannerpb.PartialResultSet{
-			Metadata: rs.GetMetadata(), Stats: rs.GetStats(), PrecommitToken: rs.GetPrecommitToken(), Last: true,
+			Metadata: rs.GetMetadata(), Values: values, Stats: rs.GetStats(), PrecommitToken: rs.GetPrecommitToken(), Last: true,
 		})
 	}
 	return s.streamQuery(stream.Context(), req, stream.Send)
@@ -456,11 +460,13 @@ func (s *service) runDML(ctx context.Context, tx *txn, sql string, params *struc
 	if classify(sql) != dmlStatement {
 		return nil, invalid("not a DML statement: %q", sql)
 	}
-	n, err := s.execute(ctx, tx, sql, params, types)
+	n, rs, err := s.execute(ctx, tx, sql, params, types)
 	if err != nil {
 		return nil, err
 	}
-	rs := &spannerpb.ResultSet{Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{}}}
+	if rs == nil {
+		rs = &spannerpb.ResultSet{Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{}}}
+	}
 	if tx.kind == partitioned {
 		rs.Stats = &spannerpb.ResultSetStats{RowCount: &spannerpb.ResultSetStats_RowCountLowerBound{RowCountLowerBound: n}}
 	} else {

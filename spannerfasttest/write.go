@@ -140,6 +140,14 @@ func (s *service) applyLocked(ctx context.Context, ms []*spannerpb.Mutation) (ti
 	if err == nil {
 		return ts, snaps, nil
 	}
+	if uerr := s.putBack(ctx, snaps); uerr != nil {
+		return time.Time{}, nil, status.Errorf(codes.Internal, "spannerfasttest: write failed (%v) and undoing its partial effect failed too: %v", err, uerr)
+	}
+	return time.Time{}, nil, err
+}
+
+// putBack restores the rows of snapshots taken before a write.
+func (s *service) putBack(ctx context.Context, snaps []*snapshot) error {
 	var undo []*spannerpb.Mutation
 	for _, sn := range snaps {
 		undo = append(undo, &spannerpb.Mutation{Operation: &spannerpb.Mutation_Delete_{Delete: &spannerpb.Mutation_Delete{Table: sn.table.name, KeySet: sn.keys}}})
@@ -147,10 +155,8 @@ func (s *service) applyLocked(ctx context.Context, ms []*spannerpb.Mutation) (ti
 			undo = append(undo, &spannerpb.Mutation{Operation: &spannerpb.Mutation_Insert{Insert: &spannerpb.Mutation_Write{Table: sn.table.name, Columns: sn.cols, Values: sn.rows}}})
 		}
 	}
-	if _, uerr := s.commitEngine(ctx, undo); uerr != nil {
-		return time.Time{}, nil, status.Errorf(codes.Internal, "spannerfasttest: write failed (%v) and undoing its partial effect failed too: %v", err, uerr)
-	}
-	return time.Time{}, nil, err
+	_, err := s.commitEngine(ctx, undo)
+	return err
 }
 
 // snapshots reads, per table, every row the mutations may touch, and
