@@ -125,6 +125,15 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	if st.multi {
 		return c.queryMulti(ctx, query, args, opts)
 	}
+	if opts.ReturnMetadata || opts.ReturnStats {
+		r, err := c.queryOne(ctx, st, query, args, opts)
+		return withResultSets(r, err, opts)
+	}
+	return c.queryOne(ctx, st, query, args, opts)
+}
+
+// queryOne is query for one statement.
+func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
 	if r, ok, err := c.queryPartitioned(ctx, st, args, opts); ok {
 		return r, err
 	}
@@ -288,8 +297,10 @@ func (c *Conn) rowsOptions(o QueryOptions) rows.Options {
 			NativeArrays:    c.cfg.DecodeToNativeArrays,
 			NumericAsString: c.cfg.DecodeNumericToString,
 		},
-		Poison:   c.cfg.PoisonRawBuffers || poisonFromEnv,
-		Prefetch: c.cfg.PrefetchMessages,
+		Proto:        o.Proto,
+		KeepMetadata: o.ReturnMetadata,
+		Poison:       c.cfg.PoisonRawBuffers || poisonFromEnv,
+		Prefetch:     c.cfg.PrefetchMessages,
 	}
 }
 

@@ -200,7 +200,12 @@ type bufferedRows struct {
 	dbTypes  []string
 	rows     [][]driver.Value
 	consumed int
+	metadata []byte // encoded, when the statement kept it (resultsets.go)
+	stats    []byte // encoded, as the stream ended
 }
+
+func (b *bufferedRows) encodedMetadata() []byte { return b.metadata }
+func (b *bufferedRows) encodedStats() []byte    { return b.stats }
 
 var (
 	_ driver.Rows                           = (*bufferedRows)(nil)
@@ -229,6 +234,8 @@ func bufferRows(r driver.Rows) (*bufferedRows, error) {
 	for {
 		row := make([]driver.Value, len(b.names))
 		if err := r.Next(row); err == io.EOF {
+			b.metadata, _ = encodedOf(r, true)
+			b.stats, _ = encodedOf(r, false)
 			return b, nil
 		} else if err != nil {
 			return nil, err

@@ -25,7 +25,7 @@ const (
 	// DecodeOptionNormal decodes into Go values (the default).
 	DecodeOptionNormal DecodeOption = iota
 	// DecodeOptionProto returns spanner.GenericColumnValue for every
-	// column. spannerfast refuses it (Unimplemented).
+	// column: its type and the value as Spanner sent it.
 	DecodeOptionProto
 )
 
@@ -85,10 +85,14 @@ type ExecOptions struct {
 	TimestampBound          *spanner.TimestampBound
 	PartitionedQueryOptions PartitionedQueryOptions
 	AutocommitDMLMode       AutocommitDMLMode
-	// ReturnResultSetMetadata and ReturnResultSetStats (extra result sets)
-	// are refused: spannerfast returns one result set.
+	// ReturnResultSetMetadata adds a first result set before the rows: one
+	// row, column "metadata", the *spannerpb.ResultSetMetadata
+	// (sql.Rows.NextResultSet moves on to the rows).
 	ReturnResultSetMetadata bool
-	ReturnResultSetStats    bool
+	// ReturnResultSetStats adds a last result set after the rows: one row,
+	// column "stats", the *spannerpb.ResultSetStats (row count of DML,
+	// query plan and statistics with QueryOptions.Mode).
+	ReturnResultSetStats bool
 	// DirectExecuteQuery is what spannerfast always does: QueryContext
 	// sends the query and reads its first response.
 	DirectExecuteQuery bool
@@ -98,14 +102,14 @@ type ExecOptions struct {
 // loss would change the result are refused, naming the field.
 func (o *ExecOptions) queryOptions() (QueryOptions, error) {
 	var q QueryOptions
-	switch {
-	case o.DecodeOption != DecodeOptionNormal:
-		return q, unsupported("DecodeOption %d (DecodeOptionProto)", o.DecodeOption)
-	case o.ReturnResultSetMetadata:
-		return q, unsupported("ReturnResultSetMetadata")
-	case o.ReturnResultSetStats:
-		return q, unsupported("ReturnResultSetStats")
+	switch o.DecodeOption {
+	case DecodeOptionNormal:
+	case DecodeOptionProto:
+		q.Proto = true
+	default:
+		return q, status.Errorf(codes.InvalidArgument, "spannerfast: ExecOptions.DecodeOption %d is not a known option", o.DecodeOption)
 	}
+	q.ReturnMetadata, q.ReturnStats = o.ReturnResultSetMetadata, o.ReturnResultSetStats
 	if o.DecodeToNativeArrays {
 		q.NativeArrays = &o.DecodeToNativeArrays
 	}
@@ -141,8 +145,13 @@ func (o *ExecOptions) queryOptions() (QueryOptions, error) {
 
 // setQueryOptions takes the official client's QueryOptions.
 func (q *QueryOptions) setQueryOptions(o spanner.QueryOptions) error {
-	if o.Mode != nil && *o.Mode != spannerpb.ExecuteSqlRequest_NORMAL {
-		return unsupported("QueryOptions.Mode %v", *o.Mode)
+	if o.Mode != nil {
+		if _, ok := spannerpb.ExecuteSqlRequest_QueryMode_name[int32(*o.Mode)]; !ok {
+			return status.Errorf(codes.InvalidArgument, "spannerfast: ExecOptions.QueryOptions.Mode %d is not a known mode", *o.Mode)
+		}
+		if *o.Mode != spannerpb.ExecuteSqlRequest_NORMAL {
+			q.Mode = o.Mode
+		}
 	}
 	if o.ClientContext != nil {
 		return unsupported("QueryOptions.ClientContext")
@@ -248,7 +257,7 @@ func (c *Conn) withStatementOptions(q QueryOptions) (statementScope, error) {
 	if q.overlays() {
 		s.restore = c.overlay(q.setOn)
 	}
-	if q.DirectedRead != nil || q.LastStatement {
+	if q.DirectedRead != nil || q.LastStatement || q.Mode != nil {
 		kept := q // only this copy escapes, and only when it is kept
 		c.stmtReq = &kept
 	}
@@ -264,6 +273,9 @@ func (q *QueryOptions) applyTo(req *spannerpb.ExecuteSqlRequest) {
 		req.DirectedReadOptions = q.DirectedRead
 	}
 	req.LastStatement = req.LastStatement || q.LastStatement
+	if q.Mode != nil {
+		req.QueryMode = *q.Mode
+	}
 }
 
 // StalenessOf converts the official client's TimestampBound, whose fields

@@ -209,6 +209,9 @@ func (m *multiRows) Next(dest []driver.Value) error { return m.current().Next(de
 // the statements is still to come (database/sql closes the rows when it
 // turns false at the end of a result set).
 func (m *multiRows) HasNextResultSet() bool {
+	if r, ok := m.current().(driver.RowsNextResultSet); ok && r.HasNextResultSet() {
+		return true // a statement's own extra result sets (resultsets.go)
+	}
 	return m.cur < len(m.results)-1 || (m.cur < len(m.results) && m.err != nil)
 }
 
@@ -218,6 +221,9 @@ func (m *multiRows) HasNextResultSet() bool {
 func (m *multiRows) NextResultSet() error {
 	if m.cur >= len(m.results) {
 		return io.EOF
+	}
+	if r, ok := m.current().(driver.RowsNextResultSet); ok && r.HasNextResultSet() {
+		return r.NextResultSet()
 	}
 	closeErr := m.results[m.cur].Close()
 	m.cur++

@@ -54,6 +54,13 @@ type QueryOptions struct {
 
 	DirectedRead  *spannerpb.DirectedReadOptions
 	LastStatement bool
+	Mode          *spannerpb.ExecuteSqlRequest_QueryMode // PLAN, PROFILE, WITH_STATS
+
+	// go-sql-spanner's result shapes (resultsets.go).
+
+	ReturnMetadata bool // a first result set: one row, the *spannerpb.ResultSetMetadata
+	ReturnStats    bool // a last result set: one row, the *spannerpb.ResultSetStats
+	Proto          bool // every column a spanner.GenericColumnValue
 
 	err error // an ExecOptions that could not be converted (direct use)
 }
@@ -95,6 +102,12 @@ func (q *QueryOptions) mergeSettings(o QueryOptions) {
 		q.DirectedRead = o.DirectedRead
 	}
 	q.LastStatement = q.LastStatement || o.LastStatement
+	if o.Mode != nil {
+		q.Mode = o.Mode
+	}
+	q.ReturnMetadata = q.ReturnMetadata || o.ReturnMetadata
+	q.ReturnStats = q.ReturnStats || o.ReturnStats
+	q.Proto = q.Proto || o.Proto
 	if q.err == nil {
 		q.err = o.err
 	}

@@ -25,11 +25,12 @@ import (
 // optimizer_version and optimizer_statistics_package, TimestampBound:
 // read_only_staleness of a query outside a transaction,
 // AutocommitDMLMode, DecodeToNativeArrays, TransactionOptions: the
-// transaction properties of autocommit DML). DirectedReadOptions and
-// LastStatement go onto the request. DecodeOptionProto,
-// ReturnResultSetMetadata, ReturnResultSetStats, a QueryOptions.Mode other
-// than NORMAL and ClientContext are refused with Unimplemented: ignoring
-// them would change the result. DirectExecuteQuery is always so here.
+// transaction properties of autocommit DML). DirectedReadOptions,
+// LastStatement and QueryOptions.Mode go onto the request.
+// DecodeOptionProto, ReturnResultSetMetadata and ReturnResultSetStats shape
+// the result as in go-sql-spanner (GenericColumnValue columns; a metadata
+// result set first, a stats result set last). ClientContext is refused
+// with Unimplemented. DirectExecuteQuery is always so here.
 type ExecOptions = conn.ExecOptions
 
 // DecodeOption is ExecOptions.DecodeOption.

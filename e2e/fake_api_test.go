@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"reflect"
 	"runtime"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
@@ -158,5 +160,236 @@ func TestFakePartitionQueryOptionsAndTokens(t *testing.T) {
 		if string(p.GetPartitionToken()) != string(fakespanner.PartitionToken(partSQL, i)) {
 			t.Fatal("GetPartitionToken returned the partition's own slice")
 		}
+	}
+}
+
+// nextSet moves rows to its next result set or fails.
+func nextSet(t *testing.T, rows *sql.Rows, what string) {
+	t.Helper()
+	if !rows.NextResultSet() {
+		t.Fatalf("no %s result set: %v", what, rows.Err())
+	}
+}
+
+// scanOne reads the one row of a metadata or stats result set into dest.
+func scanOne(t *testing.T, rows *sql.Rows, col string, dest any) {
+	t.Helper()
+	if cols, _ := rows.Columns(); len(cols) != 1 || cols[0] != col {
+		t.Fatalf("columns %v, want [%s]", cols, col)
+	}
+	if !rows.Next() {
+		t.Fatalf("no %s row: %v", col, rows.Err())
+	}
+	if err := rows.Scan(dest); err != nil {
+		t.Fatal(err)
+	}
+	if rows.Next() {
+		t.Fatalf("a second %s row", col)
+	}
+}
+
+// TestFakeExecOptionsResultSets: ReturnResultSetMetadata and
+// ReturnResultSetStats add go-sql-spanner's extra result sets, in its
+// order (metadata, rows, stats) and with its Go types, for a query, a
+// query with QueryOptions.Mode (sent as the request's query_mode), DML
+// with THEN RETURN, plain DML, and in a string of several statements; the
+// next query without them has one result set.
+func TestFakeExecOptionsResultSets(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	const profiled = "SELECT s FROM profiled"
+	rs := stringRows("x", "y", "z")
+	rs.Stats = &spannerpb.ResultSetStats{
+		QueryPlan:  &spannerpb.QueryPlan{PlanNodes: []*spannerpb.PlanNode{{Index: 0, DisplayName: "Scan"}}},
+		QueryStats: &structpb.Struct{Fields: map[string]*structpb.Value{"elapsed_time": structpb.NewStringValue("1ms")}},
+	}
+	s.AddResult(profiled, &fakespanner.Result{ResultSet: rs, Split: fakespanner.SplitOptions{MaxValues: 1, SeparateStats: true}})
+	const returning = "INSERT INTO t (s) VALUES ('a') THEN RETURN s"
+	ret := stringRows("a")
+	ret.Stats = &spannerpb.ResultSetStats{RowCount: &spannerpb.ResultSetStats_RowCountExact{RowCountExact: 1}}
+	s.AddResult(returning, &fakespanner.Result{ResultSet: ret})
+
+	// Metadata, rows and stats of a profiled query; the rows are not
+	// read to their end before moving on.
+	rows, err := db.QueryContext(ctx, profiled, sfdriver.ExecOptions{
+		ReturnResultSetMetadata: true, ReturnResultSetStats: true,
+		QueryOptions: spanner.QueryOptions{Mode: spannerpb.ExecuteSqlRequest_PROFILE.Enum()},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md *spannerpb.ResultSetMetadata
+	scanOne(t, rows, "metadata", &md)
+	if f := md.GetRowType().GetFields(); len(f) != 1 || f[0].GetName() != "s" || f[0].GetType().GetCode() != spannerpb.TypeCode_STRING {
+		t.Fatalf("metadata %v", md)
+	}
+	nextSet(t, rows, "data")
+	if cols, _ := rows.Columns(); len(cols) != 1 || cols[0] != "s" {
+		t.Fatalf("data columns %v", cols)
+	}
+	var v string
+	if !rows.Next() || rows.Scan(&v) != nil || v != "x" {
+		t.Fatalf("first row %q: %v", v, rows.Err())
+	}
+	nextSet(t, rows, "stats")
+	var st *spannerpb.ResultSetStats
+	scanOne(t, rows, "stats", &st)
+	if st.GetQueryPlan().GetPlanNodes()[0].GetDisplayName() != "Scan" || st.GetQueryStats().GetFields()["elapsed_time"].GetStringValue() != "1ms" || st.GetRowCount() != nil {
+		t.Fatalf("stats %v", st)
+	}
+	if rows.NextResultSet() {
+		t.Fatal("a fourth result set")
+	}
+	rows.Close()
+	if m := s.RequestsFor("ExecuteStreamingSql")[0].ExecuteSQL().GetQueryMode(); m != spannerpb.ExecuteSqlRequest_PROFILE {
+		t.Fatalf("query_mode %v, want PROFILE", m)
+	}
+
+	// THEN RETURN through QueryContext: rows, then the row count.
+	rows, err = db.QueryContext(ctx, returning, &sfdriver.ExecOptions{ReturnResultSetStats: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readStringsKeep(t, rows); len(got) != 1 || got[0] != "a" {
+		t.Fatalf("THEN RETURN rows %v", got)
+	}
+	nextSet(t, rows, "stats")
+	scanOne(t, rows, "stats", &st)
+	if st.GetRowCountExact() != 1 {
+		t.Fatalf("THEN RETURN stats %v", st)
+	}
+	rows.Close()
+
+	// Plain DML in a transaction: metadata without columns, no rows, the
+	// row count; a query without statistics gets empty (not nil) stats.
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err = tx.QueryContext(ctx, txnUpdate+"; "+txnQuery, sfdriver.ExecOptions{ReturnResultSetMetadata: true, ReturnResultSetStats: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanOne(t, rows, "metadata", &md)
+	if n := len(md.GetRowType().GetFields()); n != 0 {
+		t.Fatalf("DML metadata has %d fields", n)
+	}
+	nextSet(t, rows, "DML data")
+	if rows.Next() {
+		t.Fatal("DML returned a row")
+	}
+	nextSet(t, rows, "DML stats")
+	scanOne(t, rows, "stats", &st)
+	if st.GetRowCountExact() != 3 {
+		t.Fatalf("DML stats %v", st)
+	}
+	nextSet(t, rows, "query metadata")
+	scanOne(t, rows, "metadata", &md)
+	nextSet(t, rows, "query data")
+	if got := readStringsKeep(t, rows); len(got) != 2 {
+		t.Fatalf("query rows %v", got)
+	}
+	nextSet(t, rows, "query stats")
+	st = nil
+	scanOne(t, rows, "stats", &st)
+	if st == nil || st.GetRowCount() != nil || st.GetQueryPlan() != nil {
+		t.Fatalf("query stats %v, want empty", st)
+	}
+	if rows.NextResultSet() {
+		t.Fatal("a seventh result set")
+	}
+	rows.Close()
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Without the options: one result set, and no query mode sent.
+	s.ResetRequests()
+	rows = mustQuery(t, db, profiled)
+	readStringsKeep(t, rows)
+	if rows.NextResultSet() {
+		t.Fatal("a second result set without the options")
+	}
+	rows.Close()
+	if m := s.RequestsFor("ExecuteStreamingSql")[0].ExecuteSQL().GetQueryMode(); m != spannerpb.ExecuteSqlRequest_NORMAL {
+		t.Fatalf("query_mode %v on the next query", m)
+	}
+}
+
+// readStringsKeep reads the current result set's strings without closing.
+func readStringsKeep(t *testing.T, rows *sql.Rows) []string {
+	t.Helper()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestFakeExecOptionsDecodeProto: DecodeOptionProto returns every column
+// as a spanner.GenericColumnValue (type and value as sent, NULL included)
+// for that query only, in autocommit and in a transaction.
+func TestFakeExecOptionsDecodeProto(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	const q = "SELECT i, a, n FROM mixed"
+	arr := &spannerpb.Type{Code: spannerpb.TypeCode_ARRAY, ArrayElementType: typ(spannerpb.TypeCode_INT64)}
+	s.AddResult(q, &fakespanner.Result{ResultSet: &spannerpb.ResultSet{
+		Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: []*spannerpb.StructType_Field{
+			{Name: "i", Type: typ(spannerpb.TypeCode_INT64)}, {Name: "a", Type: arr}, {Name: "n", Type: typ(spannerpb.TypeCode_STRING)},
+		}}},
+		Rows: []*structpb.ListValue{{Values: []*structpb.Value{
+			structpb.NewStringValue("42"),
+			structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewStringValue("1"), structpb.NewNullValue()}}),
+			structpb.NewNullValue(),
+		}}},
+	}})
+	check := func(q queryerCtx) {
+		rows := mustQuery(t, q, "SELECT i, a, n FROM mixed", sfdriver.ExecOptions{DecodeOption: sfdriver.DecodeOptionProto})
+		defer rows.Close()
+		if !rows.Next() {
+			t.Fatal(rows.Err())
+		}
+		var i, a, n spanner.GenericColumnValue
+		if err := rows.Scan(&i, &a, &n); err != nil {
+			t.Fatal(err)
+		}
+		var iv int64
+		var av []spanner.NullInt64
+		if err := i.Decode(&iv); err != nil || iv != 42 || i.Type.GetCode() != spannerpb.TypeCode_INT64 {
+			t.Fatalf("i: %v %v", i, err)
+		}
+		if err := a.Decode(&av); err != nil || len(av) != 2 || av[0].Int64 != 1 || av[1].Valid {
+			t.Fatalf("a: %v %v", a, err)
+		}
+		if _, null := n.Value.GetKind().(*structpb.Value_NullValue); !null || n.Type.GetCode() != spannerpb.TypeCode_STRING {
+			t.Fatalf("n: %v", n)
+		}
+		if ct, _ := rows.ColumnTypes(); ct[1].ScanType() != reflect.TypeFor[spanner.GenericColumnValue]() {
+			t.Fatalf("scan type %v", ct[1].ScanType())
+		}
+	}
+	check(db)
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(tx)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var iv any
+	if err := db.QueryRowContext(ctx, q).Scan(&iv, new(any), new(any)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := iv.(int64); !ok {
+		t.Fatalf("next query: %T, want int64", iv)
 	}
 }

@@ -173,9 +173,7 @@ func TestFakeExecOptionsDecode(t *testing.T) {
 	}
 	s.ResetRequests()
 	for _, o := range []sfdriver.ExecOptions{
-		{DecodeOption: sfdriver.DecodeOptionProto},
-		{ReturnResultSetStats: true},
-		{QueryOptions: spanner.QueryOptions{Mode: spannerpb.ExecuteSqlRequest_PLAN.Enum()}},
+		{QueryOptions: spanner.QueryOptions{ClientContext: &spannerpb.RequestOptions_ClientContext{}}},
 	} {
 		_, err := db.QueryContext(ctx, compatArrayQuery, o)
 		if status.Code(err) != codes.Unimplemented {

@@ -41,6 +41,13 @@ type Options struct {
 	// Checksum, when not nil, is fed the row type and every row read
 	// (read-write transactions replay queries against it after an abort).
 	Checksum *Checksum
+	// Proto decodes every column as a spanner.GenericColumnValue
+	// (go-sql-spanner's DecodeOptionProto; Decode is then unused).
+	Proto bool
+	// KeepMetadata keeps a copy of the encoded ResultSetMetadata for
+	// Metadata (go-sql-spanner's metadata result set); without it nothing
+	// is copied.
+	KeepMetadata bool
 	// Precommit, when not nil, receives each precommit token (an encoded
 	// MultiplexedSessionPrecommitToken) as its message is loaded. The bytes
 	// alias the receive buffer: copy what is kept.
@@ -63,6 +70,7 @@ type Rows struct {
 	prefetching bool // stream is a prefetcher
 	err         error
 	stats       []byte
+	metadata    []byte // with Options.KeepMetadata
 	txID        []byte
 	readTS      time.Time
 	closed      bool
@@ -109,13 +117,20 @@ func (r *Rows) Init(s Stream, o Options) error {
 	}
 	var plan *decode.Plan
 	if err == nil {
-		plan, err = decode.PlanFor(md.RowType, o.Decode)
+		if o.Proto {
+			plan, err = decode.ProtoPlanFor(md.RowType)
+		} else {
+			plan, err = decode.PlanFor(md.RowType, o.Decode)
+		}
 	}
 	if err != nil {
 		r.Close()
 		return err
 	}
 	r.txID = append([]byte(nil), md.TransactionID...)
+	if o.KeepMetadata {
+		r.metadata = append([]byte{}, r.merger.Message().Metadata...)
+	}
 	if o.Checksum != nil {
 		o.Checksum.addRowType(md.RowType)
 	}
@@ -168,6 +183,10 @@ func (r *Rows) TransactionID() []byte { return r.txID }
 // ReadTimestamp is the read timestamp the result's metadata reported (zero
 // if the request did not ask for it).
 func (r *Rows) ReadTimestamp() time.Time { return r.readTS }
+
+// Metadata returns the encoded ResultSetMetadata of the result when
+// Options.KeepMetadata asked for it, else nil.
+func (r *Rows) Metadata() []byte { return r.metadata }
 
 // Stats returns the encoded ResultSetStats, once the stream has delivered it.
 func (r *Rows) Stats() []byte { return r.stats }
