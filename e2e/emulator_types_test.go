@@ -10,6 +10,7 @@ import (
 
 	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
+	"google.golang.org/grpc/codes"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
 )
@@ -265,4 +266,53 @@ func TestEmulatorTypesInQueries(t *testing.T) {
 	if len(kept) != 50 || kept[0] != "row1" || kept[49] != "row50" {
 		t.Fatalf("raw rows %d: %q ... %q", len(kept), kept[0], kept[len(kept)-1])
 	}
+}
+
+// TestEmulatorDecodeOptions: decode_to_native_arrays and
+// decode_numeric_to_string on the emulator's values, NaN, an empty array
+// apart from a NULL one, and the column type names.
+func TestEmulatorDecodeOptions(t *testing.T) {
+	t.Parallel()
+	ctx := emuCtx(t)
+	_, edb := emuDB(t, nil)
+	db := emuOpen(t, edb.DSN("decode_to_native_arrays=true", "decode_numeric_to_string=true"))
+	var (
+		ints  []int64
+		strs  []string
+		num   string
+		nan   float64
+		empty []int64
+		null  []int64
+	)
+	rows, err := db.QueryContext(ctx, "SELECT [1, 2, 3], ['a', 'b'], NUMERIC '-0.000000001', CAST('NaN' AS FLOAT64), ARRAY<INT64>[], CAST(NULL AS ARRAY<INT64>)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ct := range types {
+		names = append(names, ct.DatabaseTypeName())
+	}
+	if want := []string{"ARRAY<INT64>", "ARRAY<STRING>", "NUMERIC", "FLOAT64", "ARRAY<INT64>", "ARRAY<INT64>"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("type names %q, want %q", names, want)
+	}
+	if !rows.Next() {
+		t.Fatal(rows.Err())
+	}
+	if err := rows.Scan(&ints, &strs, &num, &nan, &empty, &null); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ints, []int64{1, 2, 3}) || !reflect.DeepEqual(strs, []string{"a", "b"}) || num != "-0.000000001" || !math.IsNaN(nan) {
+		t.Fatalf("got %v %q %q %v", ints, strs, num, nan)
+	}
+	if empty == nil || len(empty) != 0 || null != nil {
+		t.Fatalf("empty array %#v, NULL array %#v: want []int64{} and nil", empty, null)
+	}
+	// A NULL element cannot become a Go int64: the row fails, naming it.
+	err = db.QueryRowContext(ctx, "SELECT [1, NULL]").Scan(&ints)
+	emuWantCode(t, err, codes.FailedPrecondition)
 }
