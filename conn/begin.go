@@ -103,6 +103,8 @@ func (c *Conn) commit(ctx context.Context) error {
 		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to commit")
 	}
 	c.tx = nil
+	committed := false
+	defer func() { c.endTransactionState(t, committed) }() // after the locals are back
 	defer c.endTransactionLocals()
 	defer c.leaveReadWrite()
 	if t.ctx != nil {
@@ -110,9 +112,13 @@ func (c *Conn) commit(ctx context.Context) error {
 	}
 	if t.readOnly {
 		c.last = lastResults{readTimestamp: t.readTS}
+		committed = true
 		return nil
 	}
-	err := c.commitReplaying(ctx, t)
+	cctx, cancel := c.withTxnDeadline(ctx, t) // transaction_timeout bounds the commit
+	defer cancel()
+	err := c.commitReplaying(cctx, t)
+	committed = err == nil
 	if err != nil {
 		t.rollbackAfterFailure(ctx)
 		c.noteUnknownOutcome(err)
@@ -156,6 +162,7 @@ func (c *Conn) rollback(ctx context.Context) error {
 		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to roll back")
 	}
 	c.tx = nil
+	defer c.endTransactionState(t, false) // after the locals are back
 	defer c.endTransactionLocals()
 	defer c.leaveReadWrite()
 	if t.ctx != nil {

@@ -23,7 +23,7 @@ import (
 // Client-side statements change or show this connection's properties; they
 // never reach Spanner. They answer as go-sql-spanner's do:
 //
-//	SET [SPANNER.]name = value           (value quoted or bare; NULL: the default)
+//	SET [SPANNER.]name = value           (value quoted or bare; NULL: the default; DEFAULT: the DSN's value)
 //	SET my_extension.my_property = value (any name with a dot: kept as text)
 //	SET LOCAL name = value               (until the transaction ends)
 //	SET TRANSACTION option[, ...]        (the open transaction, before its first statement)
@@ -90,12 +90,19 @@ func (c *Conn) set(rest string) error {
 	if err != nil {
 		return err
 	}
+	if isDefaultValue(rest) {
+		return c.reset(name)
+	}
+	c.beforeStateChange()
 	if l := c.locals; l != nil && l.has(name) {
 		// SET LOCAL's value stays until the transaction ends; this one
 		// is what comes back then.
 		return l.setSaved(name, value)
 	}
-	return c.setVariable(name, value)
+	if err := c.setVariable(name, value); err != nil {
+		return err
+	}
+	return c.applyToOpenTxn(name)
 }
 
 // setVariable sets a property or an extension variable of the connection.
@@ -119,10 +126,19 @@ func splitAssignment(rest string) (name, value string, err error) {
 	return variableName(name), unquote(strings.TrimSpace(value)), nil
 }
 
+// isDefaultValue reports whether the value of "name = value" is the bare
+// keyword DEFAULT, which sets a property back to the DSN's value, as RESET
+// does (go-sql-spanner's SET name = DEFAULT); 'DEFAULT' quoted is text.
+func isDefaultValue(rest string) bool {
+	_, v, _ := strings.Cut(rest, "=")
+	return strings.EqualFold(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), ";")), "DEFAULT")
+}
+
 // reset sets a property back to the DSN's value; an extension variable is
 // dropped, as go-sql-spanner drops what did not exist when the connection
 // was made.
 func (c *Conn) reset(name string) error {
+	c.beforeStateChange()
 	if l := c.locals; l != nil && l.has(name) {
 		return l.resetSaved(name, c.client.Config())
 	}
@@ -134,7 +150,10 @@ func (c *Conn) reset(name string) error {
 	if err == nil {
 		err = c.cfg.SetVariable(name, v)
 	}
-	return clientError(err)
+	if err != nil {
+		return clientError(err)
+	}
+	return c.applyToOpenTxn(name)
 }
 
 // showVariable answers SHOW VARIABLE with one row of one column, typed as
@@ -454,33 +473,65 @@ func (c *Conn) setLocal(rest string) error {
 	if err != nil {
 		return err
 	}
+	if isDefaultValue(rest) {
+		if isExtension(name) {
+			// An extension variable did not exist when the connection
+			// was made: it is gone for this transaction.
+			return c.setLocalExtension(name, nil)
+		}
+		// The DSN's value, for this transaction.
+		if value, err = c.client.Config().Get(name); err != nil {
+			return clientError(err)
+		}
+	}
 	return c.setLocalValue(name, value)
 }
 
 // setLocalValue sets name to value until the open transaction ends.
 func (c *Conn) setLocalValue(name, value string) error {
-	l := c.locals
-	if l == nil {
-		l = &txnLocals{tx: c.tx, saved: c.cfg.Clone(), props: map[string]bool{}, ext: map[string]*string{}}
+	if err := c.refuseLateLocal(name); err != nil {
+		return err
 	}
-	key := l.key(name)
 	if isExtension(name) {
-		if _, ok := l.ext[key]; !ok {
-			var before *string
-			if v, ok := c.ext[key]; ok {
-				before = &v
-			}
-			l.ext[key] = before
-		}
+		return c.setLocalExtension(name, &value)
 	}
+	c.beforeStateChange()
+	l := c.localsOfTxn()
 	if err := c.setVariable(name, value); err != nil {
 		return err
 	}
-	if !isExtension(name) {
-		l.props[key] = true
+	l.props[l.key(name)] = true
+	c.locals = l
+	return c.applyToOpenTxn(name)
+}
+
+// localsOfTxn returns the open transaction's local values, new if none.
+func (c *Conn) localsOfTxn() *txnLocals {
+	if c.locals != nil {
+		return c.locals
+	}
+	return &txnLocals{tx: c.tx, saved: c.cfg.Clone(), props: map[string]bool{}, ext: map[string]*string{}}
+}
+
+// setLocalExtension sets an extension variable until the open transaction
+// ends; nil removes it for that time.
+func (c *Conn) setLocalExtension(name string, value *string) error {
+	c.beforeStateChange()
+	l := c.localsOfTxn()
+	key := l.key(name)
+	if _, ok := l.ext[key]; !ok {
+		var before *string
+		if v, ok := c.ext[key]; ok {
+			before = &v
+		}
+		l.ext[key] = before
 	}
 	c.locals = l
-	return nil
+	if value == nil {
+		delete(c.ext, key)
+		return nil
+	}
+	return c.setVariable(name, *value)
 }
 
 // key is the name under which a local value is remembered.

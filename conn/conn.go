@@ -40,6 +40,7 @@ type Conn struct {
 
 	tx     *txn       // the open transaction, if any
 	locals *txnLocals // what SET LOCAL changed in it
+	state  connState  // what properties do to the open transaction (connstate.go)
 	batch  *batch     // the active DDL or DML batch, if any (batch.go)
 
 	batchRO   *txn           // c.tx when it is a batch read-only transaction (partitions.go)
@@ -266,9 +267,10 @@ func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, lea
 func (c *Conn) streamIn(ctx context.Context, qr *queryRows, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, error) {
 	q := &qr.stream
 	*q = queryStream{client: c.client, req: req}
-	if c.cfg.StatementTimeout > 0 {
-		// A deadline of its own each time: nothing to reuse.
-		tctx, cancel := context.WithTimeout(ctx, c.cfg.StatementTimeout)
+	if d, ok := c.statementDeadline(); ok {
+		// A deadline of its own each time (statement_timeout, the
+		// transaction's transaction_timeout): nothing to reuse.
+		tctx, cancel := context.WithDeadline(ctx, d)
 		q.ctx = &reusableContext{parent: ctx, ctx: tctx, cancel: cancel}
 	} else {
 		q.ctx, q.owner = c.takeStreamContext(ctx), c
@@ -488,6 +490,7 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 	c.last = lastResults{untouched: true}
 	c.ext = nil
 	c.locals = nil
+	c.state = connState{}
 	return nil
 }
 

@@ -42,11 +42,12 @@ func (c *Conn) setDirectedRead(req *spannerpb.ExecuteSqlRequest, readOnly bool) 
 }
 
 // statementContext bounds a statement that completes before it returns
-// (DML, a commit) by statement_timeout. Streaming queries are bounded by
-// the stream itself (Conn.stream), as their rows outlive the call.
+// (DML, a commit) by statement_timeout and by the open transaction's
+// transaction_timeout (connstate.go). Streaming queries are bounded by the
+// stream itself (Conn.stream), as their rows outlive the call.
 func (c *Conn) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if c.cfg.StatementTimeout > 0 {
-		return context.WithTimeout(ctx, c.cfg.StatementTimeout)
+	if d, ok := c.statementDeadline(); ok {
+		return context.WithDeadline(ctx, d)
 	}
 	return ctx, func() {}
 }

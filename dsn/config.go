@@ -216,8 +216,9 @@ type Config struct {
 	// ConnectTimeout (connect_timeout) bounds the creation of the session
 	// (and the emulator set-up); 0 means only the caller's context bounds it.
 	ConnectTimeout time.Duration
-	// ConnectionStateType (connection_state_type) is accepted and kept for
-	// transactional connection state (a future feature).
+	// ConnectionStateType (connection_state_type): TRANSACTIONAL makes SET
+	// in a transaction part of it (undone by its rollback); DEFAULT is
+	// NON_TRANSACTIONAL, GoogleSQL's default.
 	ConnectionStateType ConnectionStateType
 	// DatabaseDialect (database_dialect) is accepted and kept for
 	// PostgreSQL-dialect support (a future feature); GoogleSQL is what the

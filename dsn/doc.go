@@ -134,8 +134,8 @@
 //	statement_timeout                duration, 0 (none)        conn (bounds queries, DML, commits)
 //	return_commit_stats              bool, false               conn (Commit)
 //	exclude_txn_from_change_streams  bool, false               conn (read-write and partitioned DML)
-//	connection_state_type            DEFAULT / TRANSACTIONAL / accepted; applied by transactional
-//	                                 NON_TRANSACTIONAL,        connection state (future); startup
+//	connection_state_type            DEFAULT / TRANSACTIONAL / conn (TRANSACTIONAL: SET in a transaction
+//	                                 NON_TRANSACTIONAL,        is undone by its rollback); startup
 //	                                 DEFAULT
 //	database_dialect                 GOOGLE_STANDARD_SQL /     accepted; applied by PostgreSQL-
 //	                                 POSTGRESQL, GoogleSQL     dialect support (future); startup
@@ -147,7 +147,8 @@
 //	transaction_deferrable           bool, false               no effect on Spanner (PostgreSQL compat.)
 //	transaction_batch_read_only      bool, false               accepted; applied by batch read-only
 //	                                                           transactions (future)
-//	transaction_timeout              duration, 0 (none)        accepted; applied by transactions (future)
+//	transaction_timeout              duration, 0 (none)        conn (bounds a read-write transaction from
+//	                                                           its first statement, commit included)
 //	ddl_execution_mode               SYNC / ASYNC /            conn (DDL: wait for the operation, do not
 //	                                 ASYNC_WAIT, SYNC          wait, wait up to ddl_async_wait_timeout)
 //	ddl_async_wait_timeout           duration, 10s             conn (ASYNC_WAIT)

@@ -8,6 +8,8 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/internal/fakespanner"
 )
 
 // Connection properties as go-sql-spanner spells, parses and applies them
@@ -200,5 +202,202 @@ func TestFakeDirectedReadNotOnWrites(t *testing.T) {
 	streams := s.RequestsFor("ExecuteStreamingSql")
 	if last := streams[len(streams)-1].ExecuteSQL(); last.GetDirectedReadOptions() == nil {
 		t.Errorf("autocommit query without directed_read")
+	}
+}
+
+// TestFakeSetBeforeFirstStatement: SET LOCAL and SET between BeginTx and
+// the transaction's first statement shape that transaction (go-sql-spanner
+// takes a transaction's options when its first statement runs); SET LOCAL
+// of a transaction option after that is refused, as it would change
+// nothing.
+func TestFakeSetBeforeFirstStatement(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		"SET LOCAL isolation_level = 'repeatable_read'",
+		"SET LOCAL read_lock_mode = 'optimistic'",
+		"SET transaction_tag = 'late-tag'",
+		"SET LOCAL exclude_txn_from_change_streams = true",
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	s.ResetRequests()
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	execs := s.RequestsFor("ExecuteSql")
+	if len(execs) != 1 {
+		t.Fatalf("%d ExecuteSql, want 1", len(execs))
+	}
+	sel := execs[0].ExecuteSQL().GetTransaction().GetBegin()
+	if sel.GetIsolationLevel() != spannerpb.TransactionOptions_REPEATABLE_READ ||
+		sel.GetReadWrite().GetReadLockMode() != spannerpb.TransactionOptions_ReadWrite_OPTIMISTIC ||
+		!sel.GetExcludeTxnFromChangeStreams() ||
+		execs[0].ExecuteSQL().GetRequestOptions().GetTransactionTag() != "late-tag" {
+		t.Errorf("first statement began %v with request options %v; want the SET values", sel, execs[0].ExecuteSQL().GetRequestOptions())
+	}
+	for _, stmt := range []string{"SET LOCAL isolation_level = 'serializable'", "SET LOCAL retry_aborts_internally = false", "SET LOCAL transaction_timeout = '1s'"} {
+		if _, err := tx.ExecContext(ctx, stmt); status.Code(err) != codes.FailedPrecondition {
+			t.Errorf("%s after the first statement: %v, want FailedPrecondition", stmt, err)
+		}
+	}
+	// Plain SET is for the next transactions; statement-level ones apply.
+	if _, err := tx.ExecContext(ctx, "SET isolation_level = 'serializable'"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "SET LOCAL statement_tag = 'st'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var iso string
+	if err := c.QueryRowContext(ctx, "SHOW VARIABLE isolation_level").Scan(&iso); err != nil || iso != "Serializable" {
+		t.Errorf("isolation_level after the transaction = %q, %v; want the plain SET's Serializable", iso, err)
+	}
+
+	// retry_aborts_internally = false before the first statement: an
+	// aborted commit is not replayed.
+	tx, err = c.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "SET LOCAL retry_aborts_internally = false"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	s.ResetRequests()
+	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.ErrAborted})
+	if err := tx.Commit(); status.Code(err) != codes.Aborted {
+		t.Fatalf("Commit: %v, want Aborted", err)
+	}
+	if n := len(s.RequestsFor("ExecuteSql")); n != 0 {
+		t.Errorf("%d statements replayed, want none", n)
+	}
+}
+
+// TestFakeTransactionalConnectionState: with connection_state_type =
+// TRANSACTIONAL, SET and SET LOCAL in a transaction are undone by its
+// rollback (and by a failed commit); a commit keeps SET and ends SET LOCAL.
+// Without it, SET outlives a rollback.
+func TestFakeTransactionalConnectionState(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		props         []string
+		transactional bool
+	}{{nil, false}, {[]string{"connection_state_type=NON_TRANSACTIONAL"}, false}, {[]string{"connection_state_type=TRANSACTIONAL"}, true}} {
+		s, db := startTxnFake(t, tc.props...)
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		show := func(name string) string {
+			t.Helper()
+			var v string
+			if err := c.QueryRowContext(ctx, "SHOW VARIABLE "+name).Scan(&v); err != nil {
+				t.Fatalf("SHOW VARIABLE %s: %v", name, err)
+			}
+			return v
+		}
+		run := func(stmts ...string) {
+			t.Helper()
+			for _, st := range stmts {
+				if _, err := c.ExecContext(ctx, st); err != nil {
+					t.Fatalf("%v: %s: %v", tc.props, st, err)
+				}
+			}
+		}
+		run("BEGIN", "SET optimizer_version = '5'", "SET my_ext.p = 'x'", "SET LOCAL rpc_priority = 'HIGH'", txnUpdate, "ROLLBACK")
+		wantVersion := "5"
+		if tc.transactional {
+			wantVersion = ""
+		}
+		if g := show("optimizer_version"); g != wantVersion {
+			t.Errorf("%v: optimizer_version after ROLLBACK = %q, want %q", tc.props, g, wantVersion)
+		}
+		var ext string
+		if err := c.QueryRowContext(ctx, "SHOW VARIABLE my_ext.p").Scan(&ext); (err == nil) == tc.transactional {
+			t.Errorf("%v: SHOW VARIABLE my_ext.p after ROLLBACK: %q, %v", tc.props, ext, err)
+		}
+		if g := show("rpc_priority"); g != "PRIORITY_UNSPECIFIED" {
+			t.Errorf("%v: SET LOCAL outlived the transaction: rpc_priority = %q", tc.props, g)
+		}
+		run("SET optimizer_version = '1'", "BEGIN", "SET optimizer_version = '6'", "SET LOCAL rpc_priority = 'HIGH'", txnUpdate, "COMMIT")
+		if g, g2 := show("optimizer_version"), show("rpc_priority"); g != "6" || g2 != "PRIORITY_UNSPECIFIED" {
+			t.Errorf("%v: after COMMIT optimizer_version = %q, rpc_priority = %q; want 6, PRIORITY_UNSPECIFIED", tc.props, g, g2)
+		}
+		// A commit that fails undoes the changes like a rollback.
+		run("BEGIN", "SET optimizer_version = '7'", txnUpdate)
+		s.AddMethodFault("Commit", fakespanner.Fault{Err: status.Error(codes.FailedPrecondition, "no")})
+		if _, err := c.ExecContext(ctx, "COMMIT"); status.Code(err) != codes.FailedPrecondition {
+			t.Fatalf("COMMIT: %v", err)
+		}
+		wantVersion = "7"
+		if tc.transactional {
+			wantVersion = "6"
+		}
+		if g := show("optimizer_version"); g != wantVersion {
+			t.Errorf("%v: optimizer_version after a failed COMMIT = %q, want %q", tc.props, g, wantVersion)
+		}
+		c.Close()
+	}
+}
+
+// TestFakeTransactionTimeout: transaction_timeout, fixed when the
+// transaction's first statement runs, bounds its later statements and its
+// commit (DeadlineExceeded); the transaction can then be rolled back.
+// Read-only transactions are not bounded by it.
+func TestFakeTransactionTimeout(t *testing.T) {
+	// A driver that ignored transaction_timeout would wait for ever; this
+	// cancellation (Canceled, not DeadlineExceeded) makes it fail instead.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer time.AfterFunc(20*time.Second, cancel).Stop()
+	for _, hang := range []string{"ExecuteStreamingSql", "ExecuteSql", "Commit"} {
+		s, db := startTxnFake(t)
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, "SET LOCAL transaction_timeout = '100ms'"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+			t.Fatal(err)
+		}
+		// The server never answers: only the transaction's deadline
+		// can end the call.
+		s.AddMethodFault(hang, fakespanner.Fault{Hang: true, Times: -1})
+		switch hang {
+		case "ExecuteStreamingSql":
+			_, err = tx.QueryContext(ctx, txnQuery)
+		case "ExecuteSql":
+			_, err = tx.ExecContext(ctx, txnInsert)
+		case "Commit":
+			err = tx.Commit()
+		}
+		if status.Code(err) != codes.DeadlineExceeded {
+			t.Fatalf("%s hanging: %v, want DeadlineExceeded", hang, err)
+		}
+		if hang != "Commit" {
+			if err := tx.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(s.RequestsFor("Rollback")); n != 1 {
+				t.Errorf("%s: %d Rollback requests, want 1", hang, n)
+			}
+		}
 	}
 }
