@@ -3,6 +3,7 @@ package spannerfasttest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -166,8 +167,18 @@ func TestThenReturn(t *testing.T) {
 			out = append(out, f.GetName())
 		}
 		for _, row := range rs.GetRows() {
-			b, _ := row.MarshalJSON()
-			out = append(out, string(b))
+			var vals []string
+			for _, v := range row.GetValues() {
+				switch k := v.GetKind().(type) {
+				case *structpb.Value_StringValue:
+					vals = append(vals, fmt.Sprintf("%q", k.StringValue))
+				case *structpb.Value_NullValue:
+					vals = append(vals, "null")
+				default:
+					vals = append(vals, fmt.Sprint(v.AsInterface()))
+				}
+			}
+			out = append(out, "["+strings.Join(vals, ",")+"]")
 		}
 		return fmt.Sprintf("%v n=%d", out, rs.GetStats().GetRowCountExact())
 	}

@@ -48,7 +48,12 @@
 // data only; Rollback, a deleted session or a failed Commit undoes it.
 // Mutations buffered with DML in one transaction are applied at Commit,
 // after the DML (which does not see them); when one fails, the DML is
-// undone too. The engine holds committed data plus the uncommitted DML of
+// undone too. A DML statement that fails while it runs (a duplicate key, a
+// NOT NULL column left NULL: AlreadyExists, FailedPrecondition) changes
+// nothing, and, as on the emulator, every later request of its transaction
+// (commit included) fails the same way; one refused before it runs (an
+// unknown column, a wrong type: InvalidArgument) leaves the transaction
+// usable. The engine holds committed data plus the uncommitted DML of
 // at most one read-write transaction, the writer (with an undo log of the
 // rows it touched, which are hidden from other readers while they read).
 // As on the emulator, one read-write transaction at a time: a transaction
@@ -158,9 +163,6 @@
 //     reads sees the data committed when it runs; stale reads read the
 //     latest data. Transactions abort only as described under Transactions
 //     (no lock conflicts finer than one writer per server).
-//   - A DML statement that fails in a read-write transaction changes
-//     nothing and the transaction goes on; the emulator fails every later
-//     statement of that transaction with the same error.
 //   - PENDING_COMMIT_TIMESTAMP() in transactional DML writes the time the
 //     statement ran, not the commit's timestamp. Interleaved tables are
 //     not enforced (ON DELETE CASCADE is not applied, so a rollback cannot

@@ -462,6 +462,7 @@ func (s *service) runDML(ctx context.Context, tx *txn, sql string, params *struc
 	}
 	n, rs, err := s.execute(ctx, tx, sql, params, types)
 	if err != nil {
+		s.poison(tx, err)
 		return nil, err
 	}
 	if rs == nil {

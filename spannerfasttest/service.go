@@ -86,6 +86,7 @@ type txn struct {
 	seq      int32 // sequence number of the latest precommit token
 	answers  map[int64]proto.Message
 	lastUsed time.Time // when it last ran a request as the writer
+	failed   error     // a DML statement's failure every later request gets
 	undo     undoLog   // its DML, for rollback (guarded by engineMu)
 }
 
@@ -239,14 +240,25 @@ func (s *service) token(tx *txn) *spannerpb.MultiplexedSessionPrecommitToken {
 
 // lookupTx finds an active transaction of the session.
 func (s *service) lookupTx(name string, id []byte) (*txn, error) {
+	tx, err := s.findTx(name, id)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := tx.usable(); err != nil {
+		return nil, err
+	}
+	return tx, nil
+}
+
+// findTx finds a transaction of the session, whatever its state.
+func (s *service) findTx(name string, id []byte) (*txn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tx, ok := s.txs[string(id)]
 	if !ok || tx.session != name {
 		return nil, status.Errorf(codes.NotFound, "spannerfasttest: transaction %q not found in session %s", id, name)
-	}
-	if err := tx.usable(); err != nil {
-		return nil, err
 	}
 	return tx, nil
 }
@@ -343,7 +355,21 @@ func (s *service) Commit(ctx context.Context, req *spannerpb.CommitRequest) (*sp
 // engine, its mutations are applied now. When they fail, the DML is undone
 // too and the transaction is over.
 func (s *service) commitTx(ctx context.Context, name string, sess *session, id []byte, tok *spannerpb.MultiplexedSessionPrecommitToken, ms []*spannerpb.Mutation) (time.Time, error) {
-	tx, err := s.lookupTx(name, id)
+	tx, err := s.findTx(name, id)
+	if err != nil {
+		return time.Time{}, err
+	}
+	s.mu.Lock()
+	err = tx.usable()
+	failed := tx.failed != nil && tx.state == active
+	s.mu.Unlock()
+	if failed {
+		// The commit of a transaction whose DML failed fails the same way
+		// and ends it.
+		if uerr := s.end(ctx, tx, rolledBack); uerr != nil {
+			return time.Time{}, uerr
+		}
+	}
 	if err != nil {
 		return time.Time{}, err
 	}

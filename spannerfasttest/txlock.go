@@ -162,5 +162,26 @@ func (tx *txn) usable() error {
 	case aborted:
 		return status.Errorf(codes.Aborted, "spannerfasttest: transaction %q was aborted", tx.id)
 	}
-	return nil
+	return tx.failed
+}
+
+// poison makes every later request of a read-write transaction fail as
+// its DML statement did, as the emulator does when a statement fails while
+// it runs (a duplicate key, a NOT NULL column left NULL); a statement
+// refused before it runs (an unknown column, a wrong type:
+// InvalidArgument) leaves the transaction usable.
+func (s *service) poison(tx *txn, err error) {
+	switch status.Code(err) {
+	case codes.AlreadyExists, codes.FailedPrecondition, codes.OutOfRange:
+	default:
+		return
+	}
+	if tx.kind != readWrite {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tx.failed == nil {
+		tx.failed = err
+	}
 }

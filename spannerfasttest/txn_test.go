@@ -78,13 +78,17 @@ func TestRollbackUndoesDML(t *testing.T) {
 	mustExecSQL(t, tx, "UPDATE T SET b = 'uno' WHERE a = 1")
 	mustExecSQL(t, tx, "DELETE FROM T WHERE a = 2")
 	mustExecSQL(t, tx, "UPDATE T SET b = 'tres' WHERE a = 3")
-	// A failing statement (as in an ORM's failed Create) leaves the
-	// transaction's earlier writes to the rollback.
+	if got := tRows(t, tx); got != "1:uno 3:tres" {
+		t.Fatalf("inside the transaction: %q", got)
+	}
+	// A failing statement (as in an ORM's failed Create) fails the rest of
+	// the transaction, as on the emulator, and leaves its earlier writes to
+	// the rollback.
 	if _, err := tx.ExecContext(ctx, "INSERT INTO T (a, b) VALUES (1, 'dup')"); codeOf(err) != codes.AlreadyExists {
 		t.Fatalf("duplicate insert: %v", err)
 	}
-	if got := tRows(t, tx); got != "1:uno 3:tres" {
-		t.Fatalf("inside the transaction: %q", got)
+	if _, err := tx.QueryContext(ctx, "SELECT a FROM T"); codeOf(err) != codes.AlreadyExists {
+		t.Fatalf("query after the failed statement: %v", err)
 	}
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
@@ -92,6 +96,28 @@ func TestRollbackUndoesDML(t *testing.T) {
 	if got := tRows(t, db); got != "1:one 2:two" {
 		t.Fatalf("after rollback: %q", got)
 	}
+
+	// Its commit fails the same way and undoes it; an analysis error (an
+	// unknown column) leaves the transaction usable.
+	tx, err = db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExecSQL(t, tx, "INSERT INTO T (a, b) VALUES (5, 'five')")
+	if _, err := tx.ExecContext(ctx, "UPDATE T SET nope = 1 WHERE a = 5"); codeOf(err) != codes.InvalidArgument {
+		t.Fatalf("unknown column: %v", err)
+	}
+	mustExecSQL(t, tx, "UPDATE T SET b = 'cinq' WHERE a = 5")
+	if _, err := tx.ExecContext(ctx, "INSERT INTO T (a, b) VALUES (5, 'dup')"); codeOf(err) != codes.AlreadyExists {
+		t.Fatalf("duplicate insert: %v", err)
+	}
+	if err := tx.Commit(); codeOf(err) != codes.AlreadyExists {
+		t.Fatalf("commit after a failed statement: %v", err)
+	}
+	if got := tRows(t, db); got != "1:one 2:two" {
+		t.Fatalf("after the failed commit: %q", got)
+	}
+	mustExecSQL(t, db, "INSERT INTO T (a, b) VALUES (6, 'six')")
 }
 
 func TestUncommittedDMLIsInvisibleToOthers(t *testing.T) {
