@@ -337,7 +337,7 @@ func commitOptionsLayout(t reflect.Type) (unknown []int, err error) {
 func applyLayoutError(format string, args ...any) error {
 	return status.Errorf(codes.FailedPrecondition,
 		"spannerfast: cannot read spanner.ApplyOption values: "+format+" (checked against %s %s)",
-		append(args, mutationpb.ClientModule, mutationpb.ValidatedClientVersion)...)
+		append(args, mutationpb.ClientModule, mutationpb.MinClientVersion)...)
 }
 
 // readApplyOptions runs opts and returns what they set. No options cost

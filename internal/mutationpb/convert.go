@@ -2,134 +2,249 @@ package mutationpb
 
 import (
 	"fmt"
-	"runtime/debug"
-	"sync"
-	_ "unsafe" // for go:linkname
+	"math/rand/v2"
+	"reflect"
 
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// ClientModule and ValidatedClientVersion name the only official client
-// release whose unexported conversion functions this package has been
-// checked against (signatures read from its source, output compared with
-// the protos that client sends). See the package doc.
+// ClientModule is the official client whose Mutation values Convert reads.
+// Every release from MinClientVersion on is supported; see the package doc.
 const (
-	ClientModule           = "cloud.google.com/go/spanner"
-	ValidatedClientVersion = "v1.96.1"
+	ClientModule     = "cloud.google.com/go/spanner"
+	MinClientVersion = "v1.96.1"
 )
 
-// clientMutationsProto is the client's own conversion, the one Apply and
-// ReadWriteTransaction.commit call: one proto per mutation, plus the
-// mutation it picks as a multiplexed session's BeginTransaction
-// mutation_key. A body-less declaration with a pull linkname binds to the
-// client's symbol at link time; the compiler keeps an out-of-line copy of
-// every function, so inlining in the client does not matter, and -race
-// instruments the client's code as usual.
-//
-// The linker cannot check the signature: calling it against a client whose
-// signature differs would corrupt memory. clientVersionErr guards every call.
-//
-//go:linkname clientMutationsProto cloud.google.com/go/spanner.mutationsProto
-func clientMutationsProto(ms []*spanner.Mutation) ([]*spannerpb.Mutation, *spannerpb.Mutation, error)
-
-// clientSelectMutationKey is the client's choice of mutation_key among
-// converted mutations (a random non-insert one, else the insert with the
-// most rows). It draws from math/rand, so the choice among non-inserts is
-// not deterministic, in the client either.
-//
-//go:linkname clientSelectMutationKey cloud.google.com/go/spanner.selectMutationProtoForRouting
-func clientSelectMutationKey(mutations []*spannerpb.Mutation) *spannerpb.Mutation
-
-// clientLibVersion is the client's release as it reports it in request
-// headers ("1.96.1"), set by the init of its generated gRPC package; every
-// Google Cloud Go library's generated package has had this variable. It is
-// read because runtime/debug.ReadBuildInfo lists no dependencies in test
-// binaries (golang/go#33976), so build info alone would refuse every test
-// of every user of the driver.
-//
-//go:linkname clientLibVersion cloud.google.com/go/spanner/apiv1.versionClient
-var clientLibVersion string
-
-// clientVersionErr is nil when the binary links the validated client
-// release. A library cannot fix its dependency's version (the main module's
-// go.mod may select a newer one), so this is checked at run time, once.
-var clientVersionErr = sync.OnceValue(func() error {
-	bi, ok := debug.ReadBuildInfo()
-	return checkClientVersion(clientLibVersion, bi, ok)
-})
-
-// checkClientVersion returns a FailedPrecondition error unless the client
-// reports the validated version and the build info, when it lists
-// dependencies at all, shows that version without a replace directive (a
-// fork keeps the version it was forked from).
-func checkClientVersion(libVersion string, bi *debug.BuildInfo, ok bool) error {
-	if "v"+libVersion != ValidatedClientVersion {
-		return versionError(fmt.Sprintf("the client reports version %q", libVersion))
-	}
-	if !ok || bi == nil {
-		return nil
-	}
-	for _, d := range bi.Deps {
-		if d.Path != ClientModule {
-			continue
-		}
-		if d.Replace != nil {
-			return versionError(fmt.Sprintf("%s %s is replaced by %s %s", d.Path, d.Version, d.Replace.Path, d.Replace.Version))
-		}
-		if d.Version != ValidatedClientVersion {
-			return versionError(fmt.Sprintf("binary links %s %s", d.Path, d.Version))
-		}
-	}
-	return nil
-}
-
-func versionError(why string) error {
-	return status.Errorf(codes.FailedPrecondition,
-		"spannerfast: mutations are supported only with %s %s (%s); the conversion uses that client's internals",
-		ClientModule, ValidatedClientVersion, why)
-}
-
-// Convert returns the wire form of ms, exactly as the official client builds
-// it for CommitRequest.mutations, and the mutation the client would send as
+// Convert returns the wire form of ms, as the official client builds it for
+// CommitRequest.mutations, and the mutation the client would send as
 // BeginTransactionRequest.mutation_key on a multiplexed session (nil when ms
 // is empty).
 //
 // A nil mutation or a value the client cannot encode gives an *Error
-// (InvalidArgument) naming the mutation's index, table and column. A binary
-// linking another client version gets FailedPrecondition and no conversion.
-// Protos of mutations made with spanner.WrapMutation are returned as given,
-// not copied, as the client does.
+// (InvalidArgument) naming the mutation's index, table and column. A client
+// release whose Mutation this package cannot read gives FailedPrecondition
+// and no conversion. Protos of mutations made with spanner.WrapMutation are
+// returned as given, not copied, as the client does.
 func Convert(ms []*spanner.Mutation) (pbs []*spannerpb.Mutation, key *spannerpb.Mutation, err error) {
-	if err := clientVersionErr(); err != nil {
+	l, err := theLayout()
+	if err != nil {
 		return nil, nil, err
 	}
+	pbs = make([]*spannerpb.Mutation, 0, len(ms))
 	for i, m := range ms {
 		if m == nil {
 			// The client would dereference it and panic.
 			return nil, nil, &Error{Index: i, Err: errNilMutation}
 		}
+		pb, err := l.convert(m)
+		if err != nil {
+			if e, ok := err.(*Error); ok {
+				e.Index = i
+			}
+			return nil, nil, err
+		}
+		pbs = append(pbs, pb)
 	}
-	pbs, key, err = clientMutationsProto(ms)
-	if err != nil {
-		return nil, nil, locate(ms, err)
+	if len(pbs) == 0 {
+		return pbs, nil, nil
 	}
-	return pbs, key, nil
+	return pbs, selectKey(pbs), nil
 }
 
 // MutationKey picks the mutation_key for a BeginTransaction among already
 // converted mutations, as the client does at commit; for buffers converted
 // piecewise. It returns nil for no mutations.
 func MutationKey(pbs []*spannerpb.Mutation) (*spannerpb.Mutation, error) {
-	if err := clientVersionErr(); err != nil {
-		return nil, err
-	}
 	for i, pb := range pbs {
 		if pb == nil {
 			return nil, &Error{Index: i, Err: errNilMutation}
 		}
 	}
-	return clientSelectMutationKey(pbs), nil
+	return selectKey(pbs), nil
+}
+
+// selectKey is the client's choice of mutation_key: one of the non-insert
+// mutations, uniformly at random, else the insert with the most rows (the
+// last of equals).
+func selectKey(pbs []*spannerpb.Mutation) *spannerpb.Mutation {
+	maxRows, maxIdx := -1, -1
+	nonInserts, picked := 0, -1
+	for i, pb := range pbs {
+		if ins := pb.GetInsert(); ins != nil {
+			if n := len(ins.GetValues()); n >= maxRows {
+				maxRows, maxIdx = n, i
+			}
+			continue
+		}
+		nonInserts++
+		if rand.IntN(nonInserts) == 0 {
+			picked = i
+		}
+	}
+	switch {
+	case picked >= 0:
+		return pbs[picked]
+	case maxIdx >= 0:
+		return pbs[maxIdx]
+	}
+	return nil
+}
+
+// convert builds one mutation's proto. A failure is an *Error without its
+// index (Convert sets it), or a layout error.
+func (l *layout) convert(m *spanner.Mutation) (pb *spannerpb.Mutation, err error) {
+	if w := l.wrappedOf(m); w != nil {
+		return w, nil
+	}
+	if f := l.unknownSet(m); f != "" {
+		return nil, layoutError("the mutation sets field %q, which this driver does not know", f)
+	}
+	k, op := l.kindOf(m)
+	switch k {
+	case kindInsert, kindUpdate, kindInsertOrUpdate, kindReplace:
+		w, err := l.write(m)
+		if err != nil {
+			return nil, err
+		}
+		switch k {
+		case kindInsert:
+			return &spannerpb.Mutation{Operation: &spannerpb.Mutation_Insert{Insert: w}}, nil
+		case kindUpdate:
+			return &spannerpb.Mutation{Operation: &spannerpb.Mutation_Update{Update: w}}, nil
+		case kindInsertOrUpdate:
+			return &spannerpb.Mutation{Operation: &spannerpb.Mutation_InsertOrUpdate{InsertOrUpdate: w}}, nil
+		default:
+			return &spannerpb.Mutation{Operation: &spannerpb.Mutation_Replace{Replace: w}}, nil
+		}
+	case kindDelete:
+		table := l.tableOf(m)
+		var kp *spannerpb.KeySet
+		if ks := l.keySetOf(m); ks != nil {
+			if kp, err = l.keySetProto(ks); err != nil {
+				return nil, partError(table, "key", err)
+			}
+		}
+		return &spannerpb.Mutation{Operation: &spannerpb.Mutation_Delete_{Delete: &spannerpb.Mutation_Delete{Table: table, KeySet: kp}}}, nil
+	case kindSend:
+		queue := l.queueOf(m)
+		key, _, err := encodeValues(l.keyOf(m), true)
+		if err != nil {
+			return nil, partError(queue, "key", err)
+		}
+		payload, err := encodeOne(l.payloadOf(m))
+		if err != nil {
+			return nil, partError(queue, "payload", err)
+		}
+		send := &spannerpb.Mutation_Send{Queue: queue, Key: key, Payload: payload}
+		if t := l.deliverTimeOf(m); !t.IsZero() {
+			send.DeliverTime = timestamppb.New(t)
+		}
+		return &spannerpb.Mutation{Operation: &spannerpb.Mutation_Send_{Send: send}}, nil
+	case kindAck:
+		queue := l.queueOf(m)
+		key, _, err := encodeValues(l.keyOf(m), true)
+		if err != nil {
+			return nil, partError(queue, "key", err)
+		}
+		return &spannerpb.Mutation{Operation: &spannerpb.Mutation_Ack_{Ack: &spannerpb.Mutation_Ack{
+			Queue: queue, Key: key, IgnoreNotFound: l.ignoreNotFoundOf(m),
+		}}}, nil
+	}
+	return nil, &Error{Table: l.tableOf(m), Err: spanner.ToSpannerError(status.Errorf(codes.InvalidArgument, "Unknown op type: %d", op))}
+}
+
+// write builds the Write of an insert, update, insert-or-update or replace.
+// Like the client it does not compare the numbers of columns and values.
+func (l *layout) write(m *spanner.Mutation) (*spannerpb.Mutation_Write, error) {
+	table, cols := l.tableOf(m), l.columnsOf(m)
+	lv, bad, err := encodeValues(l.valuesOf(m), true)
+	if err != nil {
+		e := &Error{Table: table, Err: err}
+		if bad < len(cols) {
+			e.Column = cols[bad]
+		}
+		return nil, e
+	}
+	return &spannerpb.Mutation_Write{Table: table, Columns: cols, Values: []*structpb.ListValue{lv}}, nil
+}
+
+func partError(table, part string, err error) error {
+	if _, ok := err.(interface{ GRPCStatus() *status.Status }); ok || err == nil {
+		if status.Code(err) == codes.FailedPrecondition {
+			return err // a layout error, not the mutation's fault
+		}
+	}
+	return &Error{Table: table, Part: part, Err: err}
+}
+
+// keySetProto encodes a key set as the client does: a Key is one key, a
+// KeyRange one range, AllKeys every key, and KeySets (or KeySetFromKeys)
+// the union of its members, where a member of every key makes the whole.
+// KeySet has an unexported method, so only the client can implement it: a
+// type not listed here is one of a later release.
+func (l *layout) keySetProto(ks spanner.KeySet) (*spannerpb.KeySet, error) {
+	switch k := ks.(type) {
+	case spanner.Key:
+		kp, err := keyProto(k)
+		if err != nil {
+			return nil, err
+		}
+		return &spannerpb.KeySet{Keys: []*structpb.ListValue{kp}}, nil
+	case spanner.KeyRange:
+		rp, err := keyRangeProto(k)
+		if err != nil {
+			return nil, err
+		}
+		return &spannerpb.KeySet{Ranges: []*spannerpb.KeyRange{rp}}, nil
+	}
+	switch t := reflect.TypeOf(ks); t {
+	case nil:
+		return nil, fmt.Errorf("a member of the key set is nil")
+	case l.allKeysType:
+		return &spannerpb.KeySet{All: true}, nil
+	case l.unionType:
+		out := &spannerpb.KeySet{}
+		for _, member := range reflect.ValueOf(ks).Convert(l.keySliceType).Interface().([]spanner.KeySet) {
+			pb, err := l.keySetProto(member)
+			if err != nil {
+				return nil, err
+			}
+			if pb.All {
+				return pb, nil
+			}
+			out.Keys = append(out.Keys, pb.Keys...)
+			out.Ranges = append(out.Ranges, pb.Ranges...)
+		}
+		return out, nil
+	default:
+		return nil, layoutError("key set of type %v", t)
+	}
+}
+
+func keyRangeProto(r spanner.KeyRange) (*spannerpb.KeyRange, error) {
+	start, err := keyProto(r.Start)
+	if err != nil {
+		return nil, err
+	}
+	end, err := keyProto(r.End)
+	if err != nil {
+		return nil, err
+	}
+	pb := &spannerpb.KeyRange{}
+	if r.Kind == spanner.ClosedClosed || r.Kind == spanner.ClosedOpen {
+		pb.StartKeyType = &spannerpb.KeyRange_StartClosed{StartClosed: start}
+	} else {
+		pb.StartKeyType = &spannerpb.KeyRange_StartOpen{StartOpen: start}
+	}
+	if r.Kind == spanner.ClosedClosed || r.Kind == spanner.OpenClosed {
+		pb.EndKeyType = &spannerpb.KeyRange_EndClosed{EndClosed: end}
+	} else {
+		pb.EndKeyType = &spannerpb.KeyRange_EndOpen{EndOpen: end}
+	}
+	return pb, nil
 }

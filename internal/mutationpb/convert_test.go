@@ -3,7 +3,7 @@ package mutationpb
 import (
 	"context"
 	"errors"
-	"runtime/debug"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -262,56 +262,130 @@ func TestMutationKey(t *testing.T) {
 	}
 }
 
-// TestClientVersionPinned fails when go.mod moves to a client release this
-// package has not been validated against; see the package doc.
-func TestClientVersionPinned(t *testing.T) {
-	bi, ok := debug.ReadBuildInfo()
-	if err := checkClientVersion(clientLibVersion, bi, ok); err != nil {
-		t.Fatalf("%v\nRe-validate the linknamed signatures in the new client's mutation.go, then update ValidatedClientVersion.", err)
-	}
-	if clientVersionErr() != nil {
-		t.Fatal(clientVersionErr())
-	}
-}
-
-func TestCheckClientVersion(t *testing.T) {
-	lib := strings.TrimPrefix(ValidatedClientVersion, "v")
-	dep := func(v string, r *debug.Module) *debug.BuildInfo {
-		return &debug.BuildInfo{Deps: []*debug.Module{{Path: "x/y", Version: "v1.0.0"}, {Path: ClientModule, Version: v, Replace: r}}}
-	}
+// TestLayoutRefusesOtherShapes: a Mutation whose fields this package
+// cannot read (missing, or of another type) makes findLayout fail with
+// FailedPrecondition naming the field; it never converts by guesswork.
+func TestLayoutRefusesOtherShapes(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		lib  string
-		bi   *debug.BuildInfo
-		ok   bool
-		want codes.Code
+		typ  reflect.Type
+		want string
 	}{
-		{"validated", lib, dep(ValidatedClientVersion, nil), true, codes.OK},
-		{"test binary without deps", lib, &debug.BuildInfo{}, true, codes.OK},
-		{"no build info", lib, nil, false, codes.OK},
-		{"client reports newer", "1.97.0", nil, false, codes.FailedPrecondition},
-		{"client reports nothing", "", dep(ValidatedClientVersion, nil), true, codes.FailedPrecondition},
-		{"build info newer", lib, dep("v1.97.0", nil), true, codes.FailedPrecondition},
-		{"replaced", lib, dep(ValidatedClientVersion, &debug.Module{Path: "../fork"}), true, codes.FailedPrecondition},
+		{"not a struct", reflect.TypeFor[int](), "not a struct"},
+		{"no fields", reflect.TypeFor[struct{ x int }](), `no field "op"`},
+		{"op not an int", reflect.TypeFor[struct {
+			op    string
+			table string
+		}](), `field "op" is a string`},
+		{"values renamed", reflect.TypeFor[struct {
+			op      int
+			table   string
+			keySet  spanner.KeySet
+			columns []string
+			vals    []any
+		}](), `no field "values"`},
+		{"table of another type", reflect.TypeFor[struct {
+			op    int
+			table []byte
+		}](), `field "table" is a []uint8`},
 	} {
-		err := checkClientVersion(c.lib, c.bi, c.ok)
-		if status.Code(err) != c.want || (err != nil && !strings.Contains(err.Error(), ValidatedClientVersion)) {
-			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		_, err := findLayout(c.typ)
+		if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want FailedPrecondition containing %q", c.name, err, c.want)
 		}
+	}
+	l, err := findLayout(typeMutation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.ops) != 7 || len(l.unknown) != 0 {
+		t.Fatalf("ops %v, unknown fields %v; want 7 kinds and none unknown", l.ops, l.unknown)
 	}
 }
 
-// TestVersionMismatchConvertsNothing: with another client linked, neither
-// function may reach the client's code.
-func TestVersionMismatchConvertsNothing(t *testing.T) {
-	saved := clientVersionErr
-	t.Cleanup(func() { clientVersionErr = saved })
-	clientVersionErr = func() error { return versionError("binary links " + ClientModule + " v9.9.9") }
+// TestSelfCheckCatchesMeaning: a layout whose fields are found but mean
+// something else (here table and queue swapped, and two kinds swapped)
+// fails the self-check at first use.
+func TestSelfCheckCatchesMeaning(t *testing.T) {
+	l, err := findLayout(typeMutation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.selfCheck(); err != nil {
+		t.Fatalf("self-check of the real layout: %v", err)
+	}
+	swapped := *l
+	swapped.table, swapped.queue = l.queue, l.table
+	if err := swapped.selfCheck(); status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), "self-check") {
+		t.Errorf("table/queue swapped: %v, want a FailedPrecondition self-check error", err)
+	}
+	kinds := *l
+	kinds.ops = map[int]kind{}
+	for op, k := range l.ops {
+		switch k {
+		case kindInsert:
+			k = kindUpdate
+		case kindUpdate:
+			k = kindInsert
+		}
+		kinds.ops[op] = k
+	}
+	if err := kinds.selfCheck(); status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("insert/update swapped: %v, want FailedPrecondition", err)
+	}
+}
+
+// TestUnknownFieldSet: a field a later release adds is ignored while zero
+// and refuses the mutation (FailedPrecondition naming it) once set, so an
+// option this package does not know is never dropped silently.
+func TestUnknownFieldSet(t *testing.T) {
+	l, err := findLayout(typeMutation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := typeMutation.FieldByName("ignoreNotFound")
+	pretend := *l
+	pretend.unknown = []int{f.Index[0]} // as if this package did not know it
+	if _, err := pretend.convert(spanner.Ack("Q", spanner.Key{"k"})); err != nil {
+		t.Fatalf("field zero: %v", err)
+	}
+	_, err = pretend.convert(spanner.Ack("Q", spanner.Key{"k"}, spanner.WithIgnoreNotFound(true)))
+	if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), `"ignoreNotFound"`) {
+		t.Fatalf("field set: %v, want FailedPrecondition naming it", err)
+	}
+}
+
+// TestLayoutErrorConvertsNothing: when the layout is unusable, Convert
+// returns its error and nothing else.
+func TestLayoutErrorConvertsNothing(t *testing.T) {
+	saved := theLayout
+	t.Cleanup(func() { theLayout = saved })
+	theLayout = func() (*layout, error) { return nil, layoutError("spanner.Mutation has no field %q", "op") }
 	pbs, key, err := Convert([]*spanner.Mutation{spanner.Insert("T", nil, nil)})
 	if status.Code(err) != codes.FailedPrecondition || pbs != nil || key != nil {
 		t.Fatalf("Convert: %v, %v, %v; want FailedPrecondition", pbs, key, err)
 	}
-	if k, err := MutationKey([]*spannerpb.Mutation{{}}); status.Code(err) != codes.FailedPrecondition || k != nil {
-		t.Fatalf("MutationKey: %v, %v; want FailedPrecondition", k, err)
+}
+
+// TestNoPanics: a value whose encoding panics (here a user's Encoder; the
+// client would let the panic through) and a key set holding nil (the
+// client would dereference it) fail with InvalidArgument instead.
+func TestNoPanics(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		m    *spanner.Mutation
+	}{
+		{"panicking Encoder", spanner.Insert("T", []string{"A"}, []any{panickingEncoder{}})},
+		{"nil in KeySets", spanner.Delete("T", spanner.KeySets(spanner.Key{1}, nil))},
+	} {
+		_, _, err := Convert([]*spanner.Mutation{c.m})
+		var e *Error
+		if !errors.As(err, &e) || status.Code(err) != codes.InvalidArgument || e.Table != "T" {
+			t.Errorf("%s: %v, want an InvalidArgument *Error naming table T", c.name, err)
+		}
 	}
 }
+
+type panickingEncoder struct{}
+
+func (panickingEncoder) EncodeSpanner() (any, error) { panic("encoder panics") }

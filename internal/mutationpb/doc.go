@@ -7,75 +7,71 @@
 //
 // # Approach
 //
-// The client builds Mutation values from unexported fields and converts them
-// only through unexported code (mutationsProto, which calls each Mutation's
-// proto method and then selectMutationProtoForRouting). Three ways to reach
-// that conversion were weighed:
+// The client converts a Mutation only in unexported code, and keeps what
+// its constructor was given in unexported fields. This package works with
+// every client release from MinClientVersion on, without linking to the
+// client's unexported functions:
 //
-//   - Reflection over the Mutation's unexported fields (op, table, columns,
-//     values, keySet, queue, key, payload, ...) and a rewrite of the
-//     conversion around public pieces (spanner.NewRow for values). It would
-//     still depend on internals (field names, and the numeric values of the
-//     unexported op constants, which reflection reads as plain ints) and it
-//     would duplicate rules that are not public: which Go types a mutation
-//     accepts (stricter than NewRow), how key parts are widened, how key
-//     sets, ranges and unions are encoded, Send/Ack, wrapped protos, the
-//     mutation_key choice. Each copy is a place to diverge silently.
-//   - Driving the client itself (a Client against an in-process server) to
-//     capture its protos: exact, but far too costly per call.
-//   - A pull //go:linkname to the client's own mutationsProto and
-//     selectMutationProtoForRouting (chosen). The output is the client's by
-//     construction, for every mutation kind and every value type, including
-//     ones a later release adds, at the client's own cost. Pull linknames
-//     to non-standard-library packages are allowed by the Go 1.23+ linker
-//     (its -checklinkname restriction covers only the standard library).
-//     The compiler always emits an out-of-line copy of a function, so
-//     inlining inside the client does not remove the symbol, and -race
-//     builds work unchanged.
+//   - Values are encoded by the client's own encoder through public API:
+//     spanner.NewRow runs the encoder mutations use, and Row.ColumnValue
+//     returns each encoded value. Every value type the client knows, in any
+//     release (scalars, pointers, Null* types, slices, civil.Date,
+//     time.Time, big.Rat, NullJSON, PGNumeric, protos and enums,
+//     GenericColumnValue, Encoder and convertible user types), is therefore
+//     encoded exactly as the client does.
+//   - Two of the client's rules that NewRow does not apply are written out
+//     here (encode.go): which Go types a mutation value may have (a Go
+//     struct, for one, encodes but is refused), and how key parts are
+//     widened (int32 to int64) or refused (uint64). A later release that
+//     accepts a new type is refused here with the client's own message
+//     until this list learns it; TestValuesMatchOfficialClient tells.
+//   - The Mutation's fields are found once per process by name and type
+//     through reflection and read at those offsets (layout.go). The
+//     numbers of the unexported op constants are learnt from the public
+//     constructors (spanner.Insert, ...), never assumed. A release that
+//     renames a field or changes its type makes Convert fail with
+//     FailedPrecondition naming the field, never convert by guesswork; a
+//     release that adds a field is fine while that field is zero in the
+//     mutation at hand, and otherwise refused (FailedPrecondition naming
+//     it) rather than ignored.
+//   - Before its first conversion the package converts one mutation of
+//     every kind made by the public constructors and compares the result
+//     with the wire form written out in selfcheck.go, catching a release
+//     that keeps a field but changes what it means.
+//   - The mutation_key choice (a random non-insert, else the insert with
+//     the most rows) is the client's rule, written out in selectKey.
 //
-// # Fragility and how it fails loudly
+// An earlier version called the client's conversion through //go:linkname
+// and had to refuse every release but the one whose signatures it had
+// checked (a signature change would corrupt memory, and a moved symbol
+// would fail every build). Reading fields by reflection cannot corrupt
+// memory and always links.
 //
-// A linkname binds by symbol name only. If a client release renames or
-// removes one of the linked symbols (the two functions, and the version
-// variable below), every build of the driver fails at link time
-// ("relocation target ... not defined"). If a release keeps the name but
-// changes the signature, the linker cannot tell and a call would corrupt
-// memory, so every call first checks, once per process, that the linked
-// client is exactly ValidatedClientVersion; otherwise Convert and
-// MutationKey return FailedPrecondition and convert nothing. A library
-// cannot rely on its own go.mod for this: the main module may select a
-// newer client. The version comes from the client itself (the string its
-// generated gRPC package sends in request headers, read by a third
-// linkname, since runtime/debug.ReadBuildInfo lists no dependencies in test
-// binaries); when the build info does list the client, it must agree and
-// show no replace directive.
+// Tests: TestMatchesOfficialClient and TestValuesMatchOfficialClient
+// compare Convert with what the linked client sends to internal/fakespanner
+// for every mutation kind, key set shape, key part and value type (accepted
+// or rejected alike), so they hold for whichever client release the module
+// graph selects; CI runs them with the newest release too (.ci/run).
+// TestGolden compares with the wire form saved in testdata/golden.binpb
+// (regenerate with -update only after checking that a difference is the
+// client's intent).
 //
-// Concurrency and aliasing are the client's: Convert is safe for
-// concurrent use, and returns the protos of spanner.WrapMutation values
-// themselves, which callers must not modify.
+// Concurrency and aliasing: Convert is safe for concurrent use, and returns
+// the protos of spanner.WrapMutation values themselves, which callers must
+// not modify.
 //
-// Cost: the client's own, with no extra allocation. For a 5-column insert
-// about 1.8µs, 28 allocations and 1.2 KB; 1,000 of them about 1.7-2 ms and
-// 1.2 MB (BenchmarkConvert, BenchmarkClientConversion; 2-core machine).
-//
-// To move to a new client release: check in its mutation.go and
-// apiv1/helpers.go that the linked declarations are unchanged, change
-// ValidatedClientVersion, and run this package's tests.
-// TestClientVersionPinned fails until then; TestMatchesOfficialClient and
-// TestValuesMatchOfficialClient compare Convert with what that client sends
-// to internal/fakespanner for every mutation kind and value type (accepted
-// or rejected alike); TestGolden compares with the wire
-// form saved in testdata/golden.binpb (regenerate with -update only after
-// checking that a difference is the client's intent).
+// Cost: for a 5-column insert about the client's own (see
+// BenchmarkConvert); NewRow builds a column type next to each value, which
+// mutations do not need.
 //
 // # Errors
 //
 // The client reports a bad value without saying where. Convert returns an
-// *Error (InvalidArgument, with Unwrap to the client's error) naming the
-// mutation's index, its table (or queue) and the column, found on the error
-// path by re-encoding each part alone (reading the Mutation's unexported
-// fields by reflection, on that path only). A nil *spanner.Mutation, which the
-// client would dereference, is an *Error too.
+// *Error (InvalidArgument, with Unwrap to the client's *spanner.Error)
+// naming the mutation's index, its table (or queue) and the column, or
+// "key" / "payload". A nil *spanner.Mutation, a nil member of KeySets and
+// a panic while encoding a value (in a user's Encoder), on all of which
+// the client would panic, are an *Error too.
 //
 // Like the client, Convert does not check that the columns and values of a
 // write have the same length; Spanner rejects such a mutation.
