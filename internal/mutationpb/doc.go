@@ -60,9 +60,9 @@
 // the protos of spanner.WrapMutation values themselves, which callers must
 // not modify.
 //
-// Cost: for a 5-column insert about the client's own (see
-// BenchmarkConvert); NewRow builds a column type next to each value, which
-// mutations do not need.
+// Cost: a 5-column insert takes 36 allocations and about 1.7 KB, against
+// the client's own conversion's 28 and 1.2 KB (BenchmarkConvert): NewRow
+// also builds a column type per value, which mutations do not need.
 //
 // # Errors
 //
