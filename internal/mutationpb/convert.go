@@ -1,6 +1,7 @@
 package mutationpb
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -43,7 +44,8 @@ func Convert(ms []*spanner.Mutation) (pbs []*spannerpb.Mutation, key *spannerpb.
 		}
 		pb, err := l.convert(m)
 		if err != nil {
-			if e, ok := err.(*Error); ok {
+			var e *Error
+			if errors.As(err, &e) {
 				e.Index = i
 			}
 			return nil, nil, err
@@ -173,11 +175,12 @@ func (l *layout) write(m *spanner.Mutation) (*spannerpb.Mutation_Write, error) {
 	return &spannerpb.Mutation_Write{Table: table, Columns: cols, Values: []*structpb.ListValue{lv}}, nil
 }
 
+// partError places err in the key or payload of a mutation; a layout error
+// is not the mutation's fault and stays as it is.
 func partError(table, part string, err error) error {
-	if _, ok := err.(interface{ GRPCStatus() *status.Status }); ok || err == nil {
-		if status.Code(err) == codes.FailedPrecondition {
-			return err // a layout error, not the mutation's fault
-		}
+	var le *LayoutError
+	if errors.As(err, &le) {
+		return err
 	}
 	return &Error{Table: table, Part: part, Err: err}
 }

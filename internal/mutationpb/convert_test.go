@@ -362,8 +362,9 @@ func TestLayoutErrorConvertsNothing(t *testing.T) {
 	t.Cleanup(func() { theLayout = saved })
 	theLayout = func() (*layout, error) { return nil, layoutError("spanner.Mutation has no field %q", "op") }
 	pbs, key, err := Convert([]*spanner.Mutation{spanner.Insert("T", nil, nil)})
-	if status.Code(err) != codes.FailedPrecondition || pbs != nil || key != nil {
-		t.Fatalf("Convert: %v, %v, %v; want FailedPrecondition", pbs, key, err)
+	var le *LayoutError
+	if status.Code(err) != codes.FailedPrecondition || !errors.As(err, &le) || pbs != nil || key != nil {
+		t.Fatalf("Convert: %v, %v, %v; want a FailedPrecondition *LayoutError", pbs, key, err)
 	}
 }
 

@@ -86,11 +86,21 @@ var theLayout = sync.OnceValues(func() (*layout, error) {
 	return l, nil
 })
 
-// layoutError reports a client whose Mutation this package cannot read.
+// LayoutError reports a client release whose Mutation this package cannot
+// read. Its gRPC code is FailedPrecondition: neither the mutation nor the
+// server is at fault.
+type LayoutError struct{ msg string }
+
+func (e *LayoutError) Error() string { return e.msg }
+
+// GRPCStatus reports FailedPrecondition.
+func (e *LayoutError) GRPCStatus() *status.Status {
+	return status.New(codes.FailedPrecondition, e.msg)
+}
+
 func layoutError(format string, args ...any) error {
-	return status.Errorf(codes.FailedPrecondition,
-		"spannerfast: cannot convert mutations of this %s release: %s (please report it)",
-		ClientModule, fmt.Sprintf(format, args...))
+	return &LayoutError{fmt.Sprintf("spannerfast: cannot convert mutations of this %s release: %s (please report it)",
+		ClientModule, fmt.Sprintf(format, args...))}
 }
 
 // findLayout locates every field of specs in t and learns the op numbers.
