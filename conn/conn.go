@@ -444,6 +444,7 @@ func convertArg(nv *driver.NamedValue) error {
 	if _, ok := nv.Value.(encodedParam); ok {
 		return nil
 	}
+	unwrapNamedArg(nv)
 	v, t, err := encodeParam(paramName(*nv), nv.Value)
 	if err != nil {
 		return err

@@ -96,6 +96,46 @@ type ExecOptions struct {
 	// DirectExecuteQuery is what spannerfast always does: QueryContext
 	// sends the query and reads its first response.
 	DirectExecuteQuery bool
+	// PropertyValues set connection properties for this statement only,
+	// as SET would (same names, same values; a bad one fails the
+	// statement before anything is sent).
+	PropertyValues []PropertyValue
+}
+
+// Identifier is the name of a property, in parts (go-sql-spanner's
+// parser.Identifier): one part for a property, two for an extension
+// variable.
+type Identifier struct {
+	Parts []string
+}
+
+// String is the name as SET spells it.
+func (i Identifier) String() string { return strings.Join(i.Parts, ".") }
+
+// PropertyValue is a property and its value in SET's text form.
+type PropertyValue struct {
+	Identifier Identifier
+	Value      string
+}
+
+// CreatePropertyValue returns the PropertyValue of property name.
+func CreatePropertyValue(name, value string) PropertyValue {
+	return PropertyValue{Identifier: Identifier{Parts: []string{name}}, Value: value}
+}
+
+// checkProperties refuses what SET would refuse, before the statement runs.
+func checkProperties(vs []PropertyValue) error {
+	var scratch dsn.Config
+	for _, v := range vs {
+		name := v.Identifier.String()
+		if isExtension(name) {
+			return status.Errorf(codes.Unimplemented, "spannerfast: ExecOptions.PropertyValues: extension variable %s cannot be set for one statement; use SET", name)
+		}
+		if err := scratch.SetVariable(name, v.Value); err != nil {
+			return clientError(err)
+		}
+	}
+	return nil
 }
 
 // queryOptions converts o. Options spannerfast cannot honour and whose
@@ -110,6 +150,13 @@ func (o *ExecOptions) queryOptions() (QueryOptions, error) {
 		return q, status.Errorf(codes.InvalidArgument, "spannerfast: ExecOptions.DecodeOption %d is not a known option", o.DecodeOption)
 	}
 	q.ReturnMetadata, q.ReturnStats = o.ReturnResultSetMetadata, o.ReturnResultSetStats
+	if err := checkProperties(o.PropertyValues); err != nil {
+		return q, err
+	}
+	if len(o.PropertyValues) > 0 {
+		vs := append([]PropertyValue(nil), o.PropertyValues...)
+		q.props = &vs
+	}
 	if o.DecodeToNativeArrays {
 		q.NativeArrays = &o.DecodeToNativeArrays
 	}
@@ -196,11 +243,17 @@ func unsupported(format string, args ...any) error {
 // overlays reports whether q changes connection settings for its statement.
 func (q *QueryOptions) overlays() bool {
 	return q.RequestTag != "" || q.Priority != "" || q.Optimizer != nil || q.Staleness != nil ||
-		q.AutocommitDMLMode != "" || q.NativeArrays != nil || q.Txn != nil
+		q.AutocommitDMLMode != "" || q.NativeArrays != nil || q.Txn != nil || q.props != nil
 }
 
 // setOn lays the statement's settings over the connection's (see overlay).
 func (q *QueryOptions) setOn(cfg *dsn.Config) {
+	if q.props != nil {
+		for _, v := range *q.props {
+			// Checked when the options were taken (checkProperties).
+			_ = cfg.SetVariable(v.Identifier.String(), v.Value)
+		}
+	}
 	if q.RequestTag != "" {
 		cfg.StatementTag = q.RequestTag
 	}

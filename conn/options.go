@@ -62,6 +62,8 @@ type QueryOptions struct {
 	ReturnStats    bool // a last result set: one row, the *spannerpb.ResultSetStats
 	Proto          bool // every column a spanner.GenericColumnValue
 
+	props *[]PropertyValue // ExecOptions.PropertyValues; a pointer keeps QueryOptions comparable
+
 	err error // an ExecOptions that could not be converted (direct use)
 }
 
@@ -97,6 +99,14 @@ func (q *QueryOptions) mergeSettings(o QueryOptions) {
 	}
 	if o.Txn != nil {
 		q.Txn = o.Txn
+	}
+	if o.props != nil {
+		var all []PropertyValue
+		if q.props != nil {
+			all = append(all, *q.props...)
+		}
+		all = append(all, *o.props...)
+		q.props = &all
 	}
 	if o.DirectedRead != nil {
 		q.DirectedRead = o.DirectedRead

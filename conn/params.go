@@ -406,6 +406,7 @@ func bindParams(p stmtParams, args []driver.NamedValue) (string, *structpb.Struc
 	types := make(map[string]*spannerpb.Type, len(args))
 	next := 0 // the next positional parameter
 	for _, a := range args {
+		unwrapNamedArg(&a) // direct use, without CheckNamedValue
 		var name string
 		if a.Name == "" {
 			if next == len(p.names) {

@@ -33,6 +33,22 @@ import (
 // with Unimplemented. DirectExecuteQuery is always so here.
 type ExecOptions = conn.ExecOptions
 
+// SpannerNamedArg binds a parameter whose name database/sql refuses (one
+// that starts with an underscore): sql.Named("p", SpannerNamedArg{NameInQuery:
+// "__name", Value: v}) binds v to @__name.
+type SpannerNamedArg = conn.SpannerNamedArg
+
+// PropertyValue is an element of ExecOptions.PropertyValues: a connection
+// property set for that statement only.
+type PropertyValue = conn.PropertyValue
+
+// Identifier is PropertyValue.Identifier.
+type Identifier = conn.Identifier
+
+// CreatePropertyValue returns the PropertyValue that sets property name to
+// value (SET's text form) for one statement.
+func CreatePropertyValue(name, value string) PropertyValue { return conn.CreatePropertyValue(name, value) }
+
 // DecodeOption is ExecOptions.DecodeOption.
 type DecodeOption = conn.DecodeOption
 

@@ -393,3 +393,65 @@ func TestFakeExecOptionsDecodeProto(t *testing.T) {
 		t.Fatalf("next query: %T, want int64", iv)
 	}
 }
+
+// TestFakeExecOptionsPropertyValues: PropertyValues set properties for
+// their statement only, as SET spells them; a bad one fails the statement
+// with SET's error before anything is sent.
+func TestFakeExecOptionsPropertyValues(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	if _, err := db.ExecContext(ctx, txnUpdate, &sfdriver.ExecOptions{PropertyValues: []sfdriver.PropertyValue{
+		sfdriver.CreatePropertyValue("statement_tag", "upd-tag"),
+		sfdriver.CreatePropertyValue("rpc_priority", "low"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	readStrings(t, mustQuery(t, db, txnQuery, sfdriver.ExecOptions{PropertyValues: []sfdriver.PropertyValue{
+		sfdriver.CreatePropertyValue("statement_tag", "q-tag"),
+		sfdriver.CreatePropertyValue("RPC_PRIORITY", "medium"),
+	}}))
+	readStrings(t, mustQuery(t, db, txnQuery))
+	upd := s.RequestsFor("ExecuteSql")[0].ExecuteSQL().GetRequestOptions()
+	if upd.GetRequestTag() != "upd-tag" || upd.GetPriority() != spannerpb.RequestOptions_PRIORITY_LOW {
+		t.Fatalf("update request options %v", upd)
+	}
+	qs := s.RequestsFor("ExecuteStreamingSql")
+	if q := qs[0].ExecuteSQL().GetRequestOptions(); q.GetRequestTag() != "q-tag" || q.GetPriority() != spannerpb.RequestOptions_PRIORITY_MEDIUM {
+		t.Fatalf("query request options %v", q)
+	}
+	if q := qs[1].ExecuteSQL().GetRequestOptions(); q != nil {
+		t.Fatalf("the next query kept %v", q)
+	}
+	s.ResetRequests()
+	for _, bad := range []sfdriver.PropertyValue{
+		sfdriver.CreatePropertyValue("rpc_priority", "urgent"),
+		sfdriver.CreatePropertyValue("no_such_property", "1"),
+		{Identifier: sfdriver.Identifier{Parts: []string{"my_ext", "x"}}, Value: "1"},
+	} {
+		_, err := db.QueryContext(ctx, txnQuery, sfdriver.ExecOptions{PropertyValues: []sfdriver.PropertyValue{bad}})
+		if c := status.Code(err); c != codes.InvalidArgument && c != codes.Unimplemented {
+			t.Fatalf("%v: %v, want InvalidArgument or Unimplemented", bad, err)
+		}
+	}
+	if n := len(s.Requests()); n != 0 {
+		t.Fatalf("bad property values sent %d requests", n)
+	}
+}
+
+// TestFakeSpannerNamedArg: a parameter whose name database/sql refuses
+// (@__name) binds through SpannerNamedArg; the last of two arguments for
+// it wins, and one value serves every use of the name.
+func TestFakeSpannerNamedArg(t *testing.T) {
+	s := fakespanner.Start(t)
+	const ins = "INSERT INTO users (id, name) VALUES (@__name, @__name)"
+	s.AddResult(ins, fakespanner.DML(1))
+	db := openFake(t, s)
+	if _, err := db.Exec(ins, sql.Named("p__name", sfdriver.SpannerNamedArg{NameInQuery: "__name", Value: "foo"}),
+		sql.Named("p__name", &sfdriver.SpannerNamedArg{NameInQuery: "__name", Value: "bar"})); err != nil {
+		t.Fatal(err)
+	}
+	req := s.RequestsFor("ExecuteSql")[0].ExecuteSQL()
+	if f := req.GetParams().GetFields(); len(f) != 1 || f["__name"].GetStringValue() != "bar" {
+		t.Fatalf("params %v types %v", req.GetParams(), req.GetParamTypes())
+	}
+}
