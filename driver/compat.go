@@ -47,7 +47,9 @@ type Identifier = conn.Identifier
 
 // CreatePropertyValue returns the PropertyValue that sets property name to
 // value (SET's text form) for one statement.
-func CreatePropertyValue(name, value string) PropertyValue { return conn.CreatePropertyValue(name, value) }
+func CreatePropertyValue(name, value string) PropertyValue {
+	return conn.CreatePropertyValue(name, value)
+}
 
 // DecodeOption is ExecOptions.DecodeOption.
 type DecodeOption = conn.DecodeOption
