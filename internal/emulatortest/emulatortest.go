@@ -156,6 +156,14 @@ func findEmulator() string {
 		return p
 	}
 	if gcloud, err := exec.LookPath("gcloud"); err == nil {
+		// gcloud lives in <sdk root>/bin: that answers without running
+		// `gcloud info`, which takes seconds.
+		if real, err := filepath.EvalSymlinks(gcloud); err == nil {
+			p := filepath.Join(filepath.Dir(real), "cloud_spanner_emulator", "emulator_main")
+			if isExecutable(p) {
+				return p
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		out, err := exec.CommandContext(ctx, gcloud, "info", "--format=value(installation.sdk_root)").Output()
 		cancel()

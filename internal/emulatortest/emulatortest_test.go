@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -112,5 +113,40 @@ func TestEmulatorDiesWithBinary(t *testing.T) {
 			t.Fatalf("the emulator at %s outlived the test binary that started it", addr)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestFindEmulatorOrder: emulator_main on PATH wins; else the one next to
+// gcloud in its SDK root (gcloud found through a symlink, as the Debian
+// package installs it).
+func TestFindEmulatorOrder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p string) string {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sdk := filepath.Join(dir, "sdk")
+	write(filepath.Join(sdk, "bin", "gcloud"))
+	inSDK := write(filepath.Join(sdk, "bin", "cloud_spanner_emulator", "emulator_main"))
+	bin := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(sdk, "bin", "gcloud"), filepath.Join(bin, "gcloud")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	if got := findEmulator(); got != inSDK {
+		t.Fatalf("with gcloud on PATH: %q, want %q", got, inSDK)
+	}
+	onPath := write(filepath.Join(dir, "path", "emulator_main"))
+	t.Setenv("PATH", filepath.Dir(onPath)+string(os.PathListSeparator)+bin)
+	if got := findEmulator(); got != onPath {
+		t.Fatalf("with emulator_main on PATH: %q, want %q", got, onPath)
 	}
 }
