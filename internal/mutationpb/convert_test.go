@@ -23,7 +23,7 @@ type official struct {
 	client *spanner.Client
 }
 
-func startOfficial(t *testing.T) *official {
+func startOfficial(t testing.TB) *official {
 	t.Helper()
 	s := fakespanner.Start(t)
 	t.Setenv("SPANNER_EMULATOR_HOST", s.Addr())
