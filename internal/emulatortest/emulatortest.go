@@ -33,8 +33,9 @@ const EmulatorHostEnv = "SPANNER_EMULATOR_HOST"
 // Package is the Debian package that installs emulator_main.
 const Package = "google-cloud-cli-spanner-emulator"
 
-// debianPath is where the Debian package installs emulator_main.
-const debianPath = "/usr/lib/google-cloud-sdk/bin/cloud_spanner_emulator/emulator_main"
+// debianPath is where the Debian package installs emulator_main (a
+// variable for the package's own tests).
+var debianPath = "/usr/lib/google-cloud-sdk/bin/cloud_spanner_emulator/emulator_main"
 
 // The project and instance every database of a test binary lives in.
 const (

@@ -17,7 +17,12 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("EMULATORTEST_CHILD") != "" {
+	switch os.Getenv("EMULATORTEST_CHILD") {
+	case "":
+	case "none":
+		noEmulatorChild()
+		return
+	default:
 		child()
 		return
 	}
@@ -35,6 +40,59 @@ func child() {
 	}
 	fmt.Println("ENDPOINT", ep)
 	select {}
+}
+
+// outcomeTB records how Endpoint ends a test; Skipf and Fatalf stop the
+// calling goroutine as the real ones do.
+type outcomeTB struct {
+	testing.TB
+	outcome string
+}
+
+func (o *outcomeTB) Helper() {}
+func (o *outcomeTB) Skipf(format string, args ...any) {
+	o.outcome = "SKIP " + fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+func (o *outcomeTB) Fatalf(format string, args ...any) {
+	o.outcome = "FAIL " + fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// noEmulatorChild calls Endpoint on a machine without an emulator (no
+// PATH, no SDK, no Debian package) and prints what it did to the test.
+func noEmulatorChild() {
+	debianPath = "/nonexistent/emulator_main"
+	tb := &outcomeTB{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Endpoint(tb)
+		tb.outcome = "RAN"
+	}()
+	<-done
+	fmt.Println(tb.outcome)
+}
+
+// TestNoEmulator: without an emulator, Endpoint skips the test with a
+// message naming the package to install, and fails it when CI is set.
+func TestNoEmulator(t *testing.T) {
+	for _, ci := range []string{"", "1"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "EMULATORTEST_CHILD=none", "PATH=", EmulatorHostEnv+"=", "CI="+ci)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("CI=%q: %v", ci, err)
+		}
+		got := string(out)
+		want := "SKIP "
+		if ci != "" {
+			want = "FAIL "
+		}
+		if !strings.HasPrefix(got, want) || !strings.Contains(got, Package) {
+			t.Errorf("CI=%q: %q, want %q... naming %s", ci, got, want, Package)
+		}
+	}
 }
 
 func TestNewDatabaseDialects(t *testing.T) {
