@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"time"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -136,6 +137,10 @@ func (t *txn) replayAfter(ctx context.Context, cause error) error {
 			return cause
 		}
 		t.restart()
+		// The replay begins with BeginTransaction, so that its first
+		// statement runs in a transaction already begun, as the official
+		// client's statement-based transactions retry.
+		t.explicit = true
 		err := t.replay(ctx)
 		if !isAborted(err) || errors.Is(err, ErrAbortedDueToConcurrentModification) || n >= maxAbortReplays {
 			return err
@@ -147,9 +152,25 @@ func (t *txn) replayAfter(ctx context.Context, cause error) error {
 // restart forgets the aborted transaction; the next statement begins a new
 // one. Buffered mutations stay: they go with the new transaction's commit.
 func (t *txn) restart() {
+	if t.id != nil && !t.readOnly {
+		t.carryPrevious(t.id)
+	}
 	t.id = nil
 	t.precommit = nil
 	t.beginFailed = false
+}
+
+// carryPrevious names the aborted transaction id in the options the next
+// one begins with (multiplexed_session_previous_transaction_id), so that
+// Spanner gives the retry the aborted one's lock priority, as the official
+// client does. The options are copied: requests already built keep theirs.
+func (t *txn) carryPrevious(id []byte) {
+	if t.opts.GetReadWrite() == nil {
+		return
+	}
+	opts := proto.Clone(t.opts).(*spannerpb.TransactionOptions)
+	opts.GetReadWrite().MultiplexedSessionPreviousTransactionId = id
+	t.opts = opts
 }
 
 // errBeginFailed is the error of a transaction without replays whose first

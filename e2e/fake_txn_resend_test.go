@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
 
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
 )
@@ -218,5 +219,63 @@ func TestFakeRetryBeforeAnyResponseBeginsAgain(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFakeReplayBeginsExplicitly: after an abort the replay begins its
+// transaction with BeginTransaction (as the official client's
+// statement-based transactions retry), naming the aborted transaction so
+// Spanner keeps its lock priority; every replayed statement and the commit
+// select the new transaction by id. Autocommit DML, retried whole, begins
+// inline again, also naming the aborted transaction.
+func TestFakeReplayBeginsExplicitly(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.WithRetryDelay(codes.Aborted, "aborted", 0)})
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readStrings(t, mustQuery(t, tx, txnQuery))
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	commits := s.RequestsFor("Commit")
+	first := string(commits[0].Message.(*spannerpb.CommitRequest).GetTransactionId())
+	second := committedID(t, s)
+	want := fmt.Sprint([]string{
+		"ExecuteStreamingSql begin",
+		"ExecuteSql id:" + first,
+		"Commit commit:" + first,
+		"BeginTransaction",
+		"ExecuteStreamingSql id:" + second,
+		"ExecuteSql id:" + second,
+		"Commit commit:" + second,
+	})
+	if got := fmt.Sprint(selectorKinds(s)); got != want || first == second {
+		t.Fatalf("requests\n%s\nwant\n%s", got, want)
+	}
+	begin := s.RequestsFor("BeginTransaction")[0].Message.(*spannerpb.BeginTransactionRequest)
+	if prev := string(begin.GetOptions().GetReadWrite().GetMultiplexedSessionPreviousTransactionId()); prev != first {
+		t.Fatalf("BeginTransaction names previous transaction %q, want %q", prev, first)
+	}
+
+	s.ResetRequests()
+	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.WithRetryDelay(codes.Aborted, "aborted", 0)})
+	if _, err := db.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	execs := s.RequestsFor("ExecuteSql")
+	commits = s.RequestsFor("Commit")
+	if len(execs) != 2 || len(commits) != 2 || len(s.RequestsFor("BeginTransaction")) != 0 {
+		t.Fatalf("autocommit after an abort: requests %v", selectorKinds(s))
+	}
+	aborted := string(commits[0].Message.(*spannerpb.CommitRequest).GetTransactionId())
+	retry := execs[1].ExecuteSQL().GetTransaction().GetBegin()
+	if retry == nil || string(retry.GetReadWrite().GetMultiplexedSessionPreviousTransactionId()) != aborted {
+		t.Fatalf("autocommit retry selector %v, want an inline begin naming %q", execs[1].ExecuteSQL().GetTransaction(), aborted)
 	}
 }
