@@ -99,7 +99,7 @@ func parseDML(sql string) (spansql.DMLStmt, insertMode, error) {
 		}
 		sql = cutWords(sql, 3, "INSERT")
 	}
-	stmt, err := spansql.ParseDMLStmt(sql)
+	stmt, err := spansql.ParseDMLStmt(normalizeTimestamps(sql))
 	if err != nil {
 		return nil, 0, invalid("cannot parse DML statement %q: %v", sql, err)
 	}

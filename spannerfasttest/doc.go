@@ -174,13 +174,16 @@
 //     differs; every one is a limit named in this section.
 //   - Queries run on spannertest's evaluator, with its gaps: results only of
 //     the types BOOL, INT64, FLOAT64, STRING, BYTES, DATE, TIMESTAMP and
-//     UUID (and arrays of them); not every function (no CONCAT, for
-//     example, also in DML); no FLOAT64 literal in a query without FROM;
+//     UUID (and arrays of them); not every function (no CONCAT or
+//     ARRAY_LENGTH, for example, also in DML); no FLOAT64 literal in a
+//     query without FROM, no DATE or TIMESTAMP literal in a query (in DML
+//     they work, RFC 3339 timestamps included);
 //     untyped parameters in queries are STRING. Streams send one row per
 //     message, without resume tokens or chunked values.
 //   - Identifiers are matched case-insensitively in DML; spansql rules
 //     (such as no table aliases in DML) apply.
-//   - Foreign keys and CHECK constraints are recorded but not enforced;
+//   - Foreign keys, CHECK constraints and UNIQUE indexes are recorded but
+//     not enforced;
 //     no sequences, IDENTITY columns or secondary index reads.
 //   - Commit statistics count written cells and deleted keys and ranges,
 //     ignoring indexes.

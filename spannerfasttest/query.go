@@ -86,8 +86,9 @@ func (s *service) streamQuery(ctx context.Context, req *spannerpb.ExecuteSqlRequ
 	if len(req.GetPartitionToken()) > 0 && string(req.GetPartitionToken()) != singlePartition {
 		return invalid("unknown partition token %q", req.GetPartitionToken())
 	}
-	if q, err := spansql.ParseQuery(req.GetSql()); err == nil {
-		if err := checkReserved(req.GetSql(), q); err != nil {
+	sql := normalizeTimestamps(req.GetSql())
+	if q, err := spansql.ParseQuery(sql); err == nil {
+		if err := checkReserved(sql, q); err != nil {
 			return err
 		}
 	}
@@ -101,7 +102,7 @@ func (s *service) streamQuery(ctx context.Context, req *spannerpb.ExecuteSqlRequ
 	if err != nil {
 		return err
 	}
-	eng := &spannerpb.ExecuteSqlRequest{Session: sess.engine, Sql: req.GetSql(), Params: params, ParamTypes: types}
+	eng := &spannerpb.ExecuteSqlRequest{Session: sess.engine, Sql: sql, Params: params, ParamTypes: types}
 	var msgs []*spannerpb.PartialResultSet
 	err = s.reading(ctx, sel.tx, func() error {
 		st, err := s.engine.ExecuteStreamingSql(ctx, eng)
