@@ -49,7 +49,10 @@ import (
 //     transaction and waits for another to finish, or a transaction left
 //     open), the waiter goes ahead without the gate, and the emulator's
 //     aborts and the driver's replay of aborted transactions sort them out.
-//     The gate never waits longer than the caller's context.
+//     The gate never waits longer than the caller's context. (Under
+//     RunTransaction such nesting does not settle: the emulator aborts the
+//     outer transaction, RunTransaction runs its function again, and that
+//     meets the same wait.)
 //
 // Against Spanner itself none of this runs: the Client has no emulator
 // state, connections use the shared multiplexed session, and the hot path

@@ -313,3 +313,61 @@ func TestEmulatorDDLWhileTransactionOpen(t *testing.T) {
 		t.Fatalf("DDL after the transaction ended: %v", err)
 	}
 }
+
+// Partitions that PARTITION returns run on any connection, and stop
+// working once the connection that made them runs another transaction
+// (its session's next transaction ends the batch read-only one): the
+// README's limit.
+func TestEmulatorPartitionsLiveWithTheirConnection(t *testing.T) {
+	ctx := context.Background()
+	db := openEmulatorDB(t, 20)
+	c1, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c1.Close()
+	rows, err := c1.QueryContext(ctx, "PARTITION SELECT Id FROM Counters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	readAll := func() (int, error) {
+		n := 0
+		for _, id := range ids {
+			r, err := db.QueryContext(ctx, "RUN PARTITION '"+id+"'")
+			if err != nil {
+				return n, err
+			}
+			for r.Next() {
+				n++
+			}
+			err = r.Err()
+			r.Close()
+			if err != nil {
+				return n, err
+			}
+		}
+		return n, nil
+	}
+	if n, err := readAll(); err != nil || n != 20 {
+		t.Fatalf("partitions read %d rows (%v), want 20", n, err)
+	}
+	if _, err := c1.ExecContext(ctx, "UPDATE Counters SET Value = 1 WHERE Id = 0"); err != nil {
+		t.Fatal(err)
+	}
+	// The emulator says NotFound "Transaction not found" or, once it
+	// moved past it, FailedPrecondition "Invalid transaction ID".
+	if _, err := readAll(); status.Code(err) != codes.NotFound && status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("partitions after their connection ran another transaction: %v, want NotFound or FailedPrecondition", err)
+	}
+}
