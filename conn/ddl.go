@@ -104,6 +104,10 @@ func (c *Conn) runDDL(ctx context.Context, stmts []string) (driver.Result, error
 // operation as ddl_execution_mode says, retrying once after setting
 // default_sequence_kind when that is what the database lacked.
 func (c *Conn) updateDDL(ctx context.Context, stmts []string) (driver.Result, error) {
+	if err := c.enterReadWrite(ctx); err != nil { // the emulator's schema changes wait for its transactions
+		return nil, err
+	}
+	defer c.leaveReadWrite()
 	op, err := c.startDDL(ctx, stmts)
 	applied := 0
 	if err != nil {

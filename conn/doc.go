@@ -66,8 +66,8 @@
 // uses a regular session of its own (created on first use, deleted when the
 // connection closes) instead of the multiplexed one, and the read-write
 // work of the process (read-write transactions from BeginTx to the end,
-// autocommit and partitioned DML, Apply) passes a per-database gate one at
-// a time. A waiter goes ahead without the gate when the holder has started
+// autocommit and partitioned DML, Apply, DDL) passes a per-database gate
+// one at a time. A waiter goes ahead without the gate when the holder has started
 // nothing for half a second (a goroutine holding one transaction while it
 // waits for another), leaving the rest to the emulator's aborts and the
 // replay. emulator.go has the emulator's exact behaviour; against Spanner

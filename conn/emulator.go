@@ -21,9 +21,11 @@ import (
 // by default, the holder is aborted instead and its next call fails
 // ("Transaction: M aborted due to another transaction getting priority.").
 // Neither error carries RetryInfo. Autocommit DML, Commit of a single-use
-// transaction and partitioned DML are aborted the same way; DDL fails with
-// FAILED_PRECONDITION while a read-write transaction holds the lock.
-// Deleting the holder's session does not release the lock.
+// transaction and partitioned DML are aborted the same way; DDL is refused
+// with FAILED_PRECONDITION ("Schema change operation rejected because a
+// concurrent schema change operation or read-write transaction is already
+// in progress") or, at the same odds, aborts the holder. Deleting the
+// holder's session does not release the lock.
 //
 // The emulator also treats a multiplexed session as a plain one: a new
 // transaction on a session ends the one before it, whose next call fails
@@ -42,8 +44,9 @@ import (
 //     another and a read-only transaction stays one snapshot.
 //   - Read-write work of one process (read-write transactions from
 //     BeginTx to Commit or Rollback, autocommit DML, partitioned DML,
-//     Apply) passes a gate, one per database, that lets one at a time
-//     proceed, so this process's transactions do not abort one another.
+//     Apply, DDL) passes a gate, one per database, that lets one at a time
+//     proceed, so this process's transactions do not abort one another
+//     and its DDL is not refused because of them.
 //     A waiter waits while the holder makes progress; when the holder has
 //     started no statement for emulatorStall (a goroutine that holds one
 //     transaction and waits for another to finish, or a transaction left

@@ -65,10 +65,12 @@ func (c *Conn) invalidateSession(name string) {
 	c.client.InvalidateSession(name)
 }
 
-// enterReadWrite is called before read-write work (a read-write
-// transaction, autocommit or partitioned DML, Apply). On the emulator it
-// waits for the database's read-write gate (see emulatorGate.enter); it
-// fails only when ctx ends. Elsewhere it does nothing.
+// enterReadWrite is called before work that takes the emulator's
+// database lock (a read-write transaction, autocommit or partitioned DML,
+// Apply, DDL). On the emulator it waits for the database's read-write gate
+// (see emulatorGate.enter); it fails only when ctx ends. Elsewhere it does
+// nothing. Such work never nests on one connection (it needs no open
+// transaction, or is one), so leaveReadWrite releases what this took.
 func (c *Conn) enterReadWrite(ctx context.Context) error {
 	e := c.emu
 	if e == nil || e.gated {
