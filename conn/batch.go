@@ -50,6 +50,10 @@ type batch struct {
 	tag  string // statement_tag when the batch started: it tags the batch
 	dml  []*spannerpb.ExecuteBatchDmlRequest_Statement
 	ddl  []string
+	// auto marks the batch of auto_batch_dml (autobatch.go); autoCounts
+	// are the update counts ExecContext reported for its statements.
+	auto       bool
+	autoCounts []int64
 }
 
 // activeBatch returns the connection's batch, forgetting one whose

@@ -102,6 +102,9 @@ func (c *Conn) commit(ctx context.Context) error {
 	if t == nil {
 		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to commit")
 	}
+	if err := c.flushAutoBatchToCommit(ctx, t); err != nil {
+		return err
+	}
 	c.tx = nil
 	committed := false
 	defer func() { c.endTransactionState(t, committed) }() // after the locals are back

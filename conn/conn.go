@@ -164,6 +164,9 @@ func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []
 	if c.tx == nil && st.kind != kindDML {
 		return c.queryAutocommit(ctx, st, args, tag, opts)
 	}
+	if err := c.flushAutoBatch(ctx); err != nil { // the query sees the batch's changes
+		return nil, err
+	}
 	req, err := c.requestFor(ctx, st, args)
 	if err != nil {
 		return nil, err
@@ -398,6 +401,9 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 	}
 	ctx, cancel := c.statementContext(ctx)
 	defer cancel()
+	if r, ok, err := c.autoBatchDML(ctx, st, tag, query, args); ok || err != nil {
+		return r, err
+	}
 	if b := c.activeBatch(); b != nil && b.kind == batchDML {
 		return c.bufferDML(b, query, args)
 	}

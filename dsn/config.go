@@ -287,10 +287,6 @@ type Config struct {
 	// writes out of change streams.
 	ExcludeTxnFromChangeStreams bool
 
-	// The following per-connection properties are accepted, validated and
-	// shown; the features that apply them are not implemented yet (see the
-	// package documentation).
-
 	// AutoBatchDML (auto_batch_dml) buffers DML in read-write transactions
 	// and sends it as one batch.
 	AutoBatchDML bool
@@ -302,13 +298,15 @@ type Config struct {
 	// real update counts against the returned ones.
 	AutoBatchDMLUpdateCountVerification bool
 	// TransactionReadOnly (transaction_read_only) makes transactions
-	// read-only by default.
+	// read-only by default (accepted, validated and shown; not applied
+	// yet, see the package documentation).
 	TransactionReadOnly bool
 	// TransactionDeferrable (transaction_deferrable) exists for PostgreSQL
 	// compatibility and does nothing on Spanner.
 	TransactionDeferrable bool
 	// TransactionBatchReadOnly (transaction_batch_read_only) makes read-only
-	// transactions batch read-only transactions.
+	// transactions batch read-only transactions (accepted, validated and
+	// shown; not applied yet).
 	TransactionBatchReadOnly bool
 	// TransactionTimeout (transaction_timeout) bounds read-write
 	// transactions; 0 means no timeout.

@@ -139,10 +139,10 @@
 //	                                 DEFAULT
 //	database_dialect                 GOOGLE_STANDARD_SQL /     accepted; applied by PostgreSQL-
 //	                                 POSTGRESQL, GoogleSQL     dialect support (future); startup
-//	auto_batch_dml                   bool, false               accepted; applied by DML batching (future)
-//	auto_batch_dml_update_count      int64, 1                  accepted; applied by DML batching (future)
+//	auto_batch_dml                   bool, false               conn (DML in read-write transactions batched)
+//	auto_batch_dml_update_count      int64, 1                  conn (rows a batched DML reports)
 //	auto_batch_dml_update_count_
-//	  verification                   bool, true                accepted; applied by DML batching (future)
+//	  verification                   bool, true                conn (batch counts checked against those)
 //	transaction_read_only            bool, false               accepted; applied by transactions (future)
 //	transaction_deferrable           bool, false               no effect on Spanner (PostgreSQL compat.)
 //	transaction_batch_read_only      bool, false               accepted; applied by batch read-only
