@@ -350,6 +350,10 @@ var diffScenarios = []struct {
 		r.seed()
 		r.exec(r.db, "unique index", "CREATE UNIQUE INDEX SingersByName ON Singers (Name)")
 		r.exec(r.db, "unique violation", "INSERT INTO Singers (SingerId, Name) VALUES (10, 'Alice')")
+		r.exec(r.db, "unique null", "INSERT INTO Singers (SingerId, Name) VALUES (11, NULL)")
+		r.exec(r.db, "unique second null", "INSERT INTO Singers (SingerId, Name) VALUES (12, NULL)")
+		r.exec(r.db, "null filtered unique index", "CREATE UNIQUE NULL_FILTERED INDEX AlbumsByTitle ON Albums (Title)")
+		r.exec(r.db, "null filtered violation", "UPDATE Albums SET Title = 'First' WHERE SingerId = 2")
 		r.exec(r.db, "foreign key", "ALTER TABLE Albums ADD CONSTRAINT FK_Singer FOREIGN KEY (SingerId) REFERENCES Singers (SingerId)")
 		r.exec(r.db, "foreign key violation", "INSERT INTO Albums (SingerId, AlbumId, Title) VALUES (99, 1, 'Orphan')")
 		r.exec(r.db, "check constraint", "ALTER TABLE Singers ADD CONSTRAINT PositiveScore CHECK (Score > 0)")
@@ -430,12 +434,11 @@ var knownDifferences = map[string][2]string{
 	// ... no DATE or TIMESTAMP literal in a query, no ARRAY_LENGTH.
 	"types/filter on date": {"error InvalidArgument", "rows (1)"},
 	"types/array length":   {"error Unimplemented", "rows (3)"},
-	// Unique indexes, foreign keys and CHECK constraints are not enforced.
-	"constraints/unique violation":      {"1 rows affected", "error AlreadyExists"},
+	// Foreign keys and CHECK constraints are not enforced.
 	"constraints/foreign key violation": {"1 rows affected", "error FailedPrecondition"},
 	"constraints/check violation":       {"1 rows affected", "error OutOfRange"},
-	"constraints/after": {"rows (1, Alice, -1) (2, Bob, 2.5) (3, Carol, <nil>) (10, Alice, <nil>)",
-		"rows (1, Alice, 1.5) (2, Bob, 2.5) (3, Carol, <nil>)"},
+	"constraints/after": {"rows (1, Alice, -1) (2, Bob, 2.5) (3, Carol, <nil>) (11, <nil>, <nil>)",
+		"rows (1, Alice, 1.5) (2, Bob, 2.5) (3, Carol, <nil>) (11, <nil>, <nil>)"},
 	// A read-only transaction has no snapshot of its own.
 	"read-only snapshot/second read": {"rows (4)", "rows (3)"},
 }

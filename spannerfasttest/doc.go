@@ -127,6 +127,11 @@
 //     returned in the statement's order with its row count; a list that
 //     fails leaves nothing written.
 //
+// UNIQUE indexes are enforced: a write (DML, mutations, BatchWrite) that
+// leaves two rows with the same key of a UNIQUE index fails with
+// AlreadyExists and changes nothing; NULL counts as a value, except in a
+// NULL_FILTERED index, as on Spanner.
+//
 // Values are checked against the column types as Spanner does: INT64 goes
 // into FLOAT64 columns, STRING into DATE and TIMESTAMP columns, untyped
 // parameters into any column; any other mismatch is InvalidArgument naming
@@ -182,8 +187,7 @@
 //     message, without resume tokens or chunked values.
 //   - Identifiers are matched case-insensitively in DML; spansql rules
 //     (such as no table aliases in DML) apply.
-//   - Foreign keys, CHECK constraints and UNIQUE indexes are recorded but
-//     not enforced;
+//   - Foreign keys and CHECK constraints are recorded but not enforced;
 //     no sequences, IDENTITY columns or secondary index reads.
 //   - Commit statistics count written cells and deleted keys and ranges,
 //     ignoring indexes.

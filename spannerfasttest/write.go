@@ -138,7 +138,10 @@ func (s *service) applyLocked(ctx context.Context, ms []*spannerpb.Mutation) (ti
 	}
 	ts, err := s.commitEngine(ctx, ms)
 	if err == nil {
-		return ts, snaps, nil
+		err = s.checkUnique(ctx, snaps)
+		if err == nil {
+			return ts, snaps, nil
+		}
 	}
 	if uerr := s.putBack(ctx, snaps); uerr != nil {
 		return time.Time{}, nil, status.Errorf(codes.Internal, "spannerfasttest: write failed (%v) and undoing its partial effect failed too: %v", err, uerr)
