@@ -181,6 +181,14 @@ func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []
 	ctx, cancel := c.statementContext(ctx)
 	defer cancel() // the result is buffered and committed before returning
 	req.RequestOptions = c.requestOptions(tag)
+	if c.cfg.AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && !hasThenReturn(st.rest) {
+		// As go-sql-spanner: DML that returns no rows runs as partitioned
+		// DML through QueryContext too.
+		if _, err := c.execAutocommit(ctx, &dmlStatement{req: req}, st.keyword); err != nil {
+			return nil, err
+		}
+		return &valueRows{done: true}, nil
+	}
 	return c.queryAutocommitDML(ctx, req, opts)
 }
 

@@ -111,7 +111,7 @@ func (c *Conn) updateDDL(ctx context.Context, stmts []string) (driver.Result, er
 	op, err := c.startDDL(ctx, stmts)
 	applied := 0
 	if err != nil {
-		applied = appliedStatements(op)
+		applied = min(appliedStatements(op), len(stmts))
 	}
 	if err != nil && c.cfg.DefaultSequenceKind != "" && missingSequenceKind(err) && applied < len(stmts) {
 		if c.setDefaultSequenceKind(ctx) == nil {
@@ -119,7 +119,7 @@ func (c *Conn) updateDDL(ctx context.Context, stmts []string) (driver.Result, er
 			retry, err = c.startDDL(ctx, stmts[applied:])
 			op = retry
 			if err != nil {
-				applied += appliedStatements(retry)
+				applied = min(applied+appliedStatements(retry), len(stmts))
 			}
 		}
 	}
@@ -201,7 +201,7 @@ func appliedStatements(op *longrunningpb.Operation) int {
 		}
 		n++
 	}
-	return min(n, len(md.GetStatements()), len(md.GetCommitTimestamps()))
+	return n
 }
 
 // missingSequenceKind reports Spanner's refusal of DDL that needs a

@@ -167,9 +167,10 @@ func TestFakeMultiExec(t *testing.T) {
 	s.ResetRequests()
 	_, err = c.ExecContext(ctx, "UPDATE T SET a = @x WHERE true;"+ddlTable+";"+ddlIndex+"; DELETE FROM T WHERE a = @x", sql.Named("x", int64(1)))
 	var se *conn.StatementError
+	var be *conn.BatchError
 	if !errors.As(err, &se) || se.Index != 1 || se.Last != 2 || status.Code(err) != codes.FailedPrecondition ||
-		!strings.Contains(err.Error(), "DDL statements 2-3 of 4") {
-		t.Fatalf("failing DDL group: %v", err)
+		!strings.Contains(err.Error(), "statements 2-3 of 4") || !errors.As(err, &be) || len(be.Counts) != 0 {
+		t.Fatalf("failing DDL group: %v; want statements 2-3 failed, a BatchError with no statement applied", err)
 	}
 	if got := executedSQL(s); !slices.Equal(got, []string{"UPDATE T SET a = @x WHERE true"}) {
 		t.Fatalf("sent %q; the DELETE after the failure must not run", got)
@@ -177,7 +178,8 @@ func TestFakeMultiExec(t *testing.T) {
 }
 
 // TestFakeMultiInTransaction: BEGIN and COMMIT among the statements act
-// on those after them; DDL in the transaction is not grouped and is refused.
+// on those after them (the two updates go as one batch in the
+// transaction); DDL in the transaction is not grouped and is refused.
 func TestFakeMultiInTransaction(t *testing.T) {
 	ctx := context.Background()
 	s := fakespanner.Start(t)
@@ -190,9 +192,10 @@ func TestFakeMultiInTransaction(t *testing.T) {
 	if n := len(s.RequestsFor("Commit")); n != 1 {
 		t.Fatalf("%d commits, want 1 (both updates in one transaction)", n)
 	}
-	reqs := s.RequestsFor("ExecuteSql")
-	if len(reqs) != 2 || reqs[1].Message.(*spannerpb.ExecuteSqlRequest).GetTransaction().GetId() == nil {
-		t.Fatalf("the second update did not run in the transaction the first began")
+	reqs := s.RequestsFor("ExecuteBatchDml")
+	if len(reqs) != 1 || len(reqs[0].Message.(*spannerpb.ExecuteBatchDmlRequest).GetStatements()) != 2 ||
+		reqs[0].Message.(*spannerpb.ExecuteBatchDmlRequest).GetTransaction().GetBegin() == nil || len(s.RequestsFor("ExecuteSql")) != 0 {
+		t.Fatalf("the two updates did not go as one batch beginning the transaction")
 	}
 	_, err := c.ExecContext(ctx, "BEGIN; "+ddlTable+"; "+ddlIndex)
 	if status.Code(err) != codes.FailedPrecondition || len(ddlRequests(s)) != 0 {
