@@ -318,8 +318,10 @@ func (c *Conn) runOne(ctx context.Context, r *multiRun, i int, args []driver.Nam
 		return
 	}
 	rows, err := c.query(ctx, q, args, opts)
-	if err == nil && c.tx != nil && !c.tx.readOnly {
-		// Read to the end before anything else runs in the transaction.
+	if more, ok := rows.(driver.RowsNextResultSet); err == nil && c.tx != nil && !c.tx.readOnly && !(ok && more.HasNextResultSet()) {
+		// Read to the end before anything else runs in the transaction
+		// (not a statement with extra result sets of its own: ExecOptions'
+		// metadata and stats).
 		var b *bufferedRows
 		if b, err = bufferRows(rows); err == nil {
 			rows = b
