@@ -138,21 +138,6 @@ func classify(st statement, err error) stmtClass {
 	return classOther
 }
 
-// hasThenReturn reports a THEN RETURN (GoogleSQL) or RETURNING
-// (PostgreSQL) clause outside literals and comments.
-func hasThenReturn(rest string) bool {
-	words, err := sqlparse.Words(rest)
-	if err != nil {
-		return false
-	}
-	for i, w := range words {
-		if w == "RETURNING" || (w == "THEN" && i+1 < len(words) && words[i+1] == "RETURN") {
-			return true
-		}
-	}
-	return false
-}
-
 // startsImplicit reports whether statement i begins an implicit
 // transaction (when the connection has none).
 func (p multiPlan) startsImplicit(i int) bool {
