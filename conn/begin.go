@@ -61,7 +61,11 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if err != nil {
 		return nil, err
 	}
-	if flags&IsolationBatchReadOnly != 0 {
+	// transaction_read_only and transaction_batch_read_only make the
+	// connection's transactions read-only (batch read-only) by default, as
+	// in go-sql-spanner, which cannot tell TxOptions{} from READ WRITE.
+	opts.ReadOnly = opts.ReadOnly || c.cfg.TransactionReadOnly
+	if flags&IsolationBatchReadOnly != 0 || (opts.ReadOnly && c.cfg.TransactionBatchReadOnly) {
 		if !opts.ReadOnly {
 			return nil, status.Error(codes.InvalidArgument, "spannerfast: a batch read-only transaction must be read-only")
 		}

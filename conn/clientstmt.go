@@ -438,7 +438,20 @@ func (c *Conn) replaceTxn(old *txn, readOnly bool) (*txn, error) {
 		if t, err = c.newReadOnly(old.session); err != nil {
 			return nil, err
 		}
+		if !old.readOnly {
+			c.leaveReadWrite()
+		}
 	} else {
+		if old.readOnly {
+			// As BeginTx does for a read-write transaction (emulator).
+			ctx := old.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			if err := c.enterReadWrite(ctx); err != nil {
+				return nil, err
+			}
+		}
 		t = c.newReadWrite(old.session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.cfg.RetryAbortsInternally)
 	}
 	t.ctx = old.ctx

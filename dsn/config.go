@@ -298,15 +298,13 @@ type Config struct {
 	// real update counts against the returned ones.
 	AutoBatchDMLUpdateCountVerification bool
 	// TransactionReadOnly (transaction_read_only) makes transactions
-	// read-only by default (accepted, validated and shown; not applied
-	// yet, see the package documentation).
+	// read-only by default.
 	TransactionReadOnly bool
 	// TransactionDeferrable (transaction_deferrable) exists for PostgreSQL
 	// compatibility and does nothing on Spanner.
 	TransactionDeferrable bool
 	// TransactionBatchReadOnly (transaction_batch_read_only) makes read-only
-	// transactions batch read-only transactions (accepted, validated and
-	// shown; not applied yet).
+	// transactions batch read-only transactions.
 	TransactionBatchReadOnly bool
 	// TransactionTimeout (transaction_timeout) bounds read-write
 	// transactions; 0 means no timeout.

@@ -143,10 +143,9 @@
 //	auto_batch_dml_update_count      int64, 1                  conn (rows a batched DML reports)
 //	auto_batch_dml_update_count_
 //	  verification                   bool, true                conn (batch counts checked against those)
-//	transaction_read_only            bool, false               accepted; applied by transactions (future)
+//	transaction_read_only            bool, false               conn (transactions read-only by default)
 //	transaction_deferrable           bool, false               no effect on Spanner (PostgreSQL compat.)
-//	transaction_batch_read_only      bool, false               accepted; applied by batch read-only
-//	                                                           transactions (future)
+//	transaction_batch_read_only      bool, false               conn (read-only transactions batch ones)
 //	transaction_timeout              duration, 0 (none)        conn (bounds a read-write transaction from
 //	                                                           its first statement, commit included)
 //	ddl_execution_mode               SYNC / ASYNC /            conn (DDL: wait for the operation, do not

@@ -401,3 +401,68 @@ func TestFakeTransactionTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestFakeTransactionReadOnlyDefault: transaction_read_only makes BeginTx
+// (and BEGIN) start read-only transactions, and with
+// transaction_batch_read_only batch read-only ones, as in go-sql-spanner.
+func TestFakeTransactionReadOnlyDefault(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "SET transaction_read_only = true"); err != nil {
+		t.Fatal(err)
+	}
+	s.ResetRequests()
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readStrings(t, mustQuery(t, tx, txnQuery))
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	streams := s.RequestsFor("ExecuteStreamingSql")
+	if len(streams) != 1 || streams[0].ExecuteSQL().GetTransaction().GetBegin().GetReadOnly() == nil {
+		t.Fatalf("query of the transaction: %v, want it to begin a read-only transaction", streams)
+	}
+	if n := len(s.RequestsFor("Commit")); n != 0 {
+		t.Errorf("%d commits for a read-only transaction", n)
+	}
+	if _, err := c.ExecContext(ctx, "SET transaction_batch_read_only = true"); err != nil {
+		t.Fatal(err)
+	}
+	s.ResetRequests()
+	tx, err = c.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begins := s.RequestsFor("BeginTransaction")
+	if len(begins) != 1 || begins[0].Message.(*spannerpb.BeginTransactionRequest).GetOptions().GetReadOnly() == nil {
+		t.Fatalf("BeginTransaction requests %v, want one read-only (a batch read-only transaction begins at once)", begins)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	// Switched off, BeginTx is read-write again.
+	if _, err := c.ExecContext(ctx, "SET transaction_read_only = false"); err != nil {
+		t.Fatal(err)
+	}
+	s.ResetRequests()
+	tx, err = c.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.RequestsFor("Commit")); n != 1 {
+		t.Errorf("%d commits, want 1", n)
+	}
+}
