@@ -94,32 +94,20 @@ func TestEmulatorGateWaitEndsWithContext(t *testing.T) {
 	}
 }
 
-// A holder that starts nothing for the stall time no longer blocks others
-// (a goroutine that waits for a second transaction while it holds one); one
-// that keeps starting statements does.
+// A holder that keeps starting statements keeps the others waiting; one
+// that starts nothing for the stall time (a goroutine that waits for a
+// second transaction while it holds one) no longer blocks them.
 func TestEmulatorGateStalledHolder(t *testing.T) {
-	const stall = 30 * time.Millisecond
-	g := newEmulatorGate(stall)
+	const stall = 20 * time.Millisecond
 	ctx := context.Background()
+
+	g := newEmulatorGate(stall)
 	if held, _ := g.enter(ctx); !held {
 		t.Fatal("first enter did not hold the gate")
 	}
-	// The holder works: the waiter stays behind it.
-	stop := make(chan struct{})
-	working := make(chan struct{})
-	go func() {
-		defer close(working)
-		tick := time.NewTicker(stall / 5)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				g.touch()
-			}
-		}
-	}()
+	// The holder's last statement started "later" than any check the
+	// waiter makes: it is working, however slowly this machine runs.
+	g.active.Store(time.Now().Add(time.Hour).UnixNano())
 	entered := make(chan bool)
 	go func() {
 		held, _ := g.enter(ctx)
@@ -130,11 +118,15 @@ func TestEmulatorGateStalledHolder(t *testing.T) {
 		t.Fatalf("the waiter went ahead (held %v) while the holder was working", held)
 	case <-time.After(10 * stall):
 	}
-	// The holder stalls: the waiter goes ahead without the gate.
-	close(stop)
-	<-working
-	if held := <-entered; held {
-		t.Fatal("the waiter holds the gate that the stalled holder never released")
+	g.leave()
+	if !<-entered {
+		t.Fatal("the waiter did not get the gate the working holder released")
+	}
+
+	// The new holder starts nothing: the next waiter goes ahead without
+	// the gate.
+	if held, _ := g.enter(ctx); held {
+		t.Fatal("entered a gate that is held")
 	}
 	g.leave()
 }
