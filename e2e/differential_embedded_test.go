@@ -434,11 +434,8 @@ var knownDifferences = map[string][2]string{
 	// ... no DATE or TIMESTAMP literal in a query, no ARRAY_LENGTH.
 	"types/filter on date": {"error InvalidArgument", "rows (1)"},
 	"types/array length":   {"error Unimplemented", "rows (3)"},
-	// Foreign keys and CHECK constraints are not enforced.
+	// Foreign keys are not enforced.
 	"constraints/foreign key violation": {"1 rows affected", "error FailedPrecondition"},
-	"constraints/check violation":       {"1 rows affected", "error OutOfRange"},
-	"constraints/after": {"rows (1, Alice, -1) (2, Bob, 2.5) (3, Carol, <nil>) (11, <nil>, <nil>)",
-		"rows (1, Alice, 1.5) (2, Bob, 2.5) (3, Carol, <nil>) (11, <nil>, <nil>)"},
 	// A read-only transaction has no snapshot of its own.
 	"read-only snapshot/second read": {"rows (4)", "rows (3)"},
 }

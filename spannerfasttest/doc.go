@@ -130,7 +130,9 @@
 // UNIQUE indexes are enforced: a write (DML, mutations, BatchWrite) that
 // leaves two rows with the same key of a UNIQUE index fails with
 // AlreadyExists and changes nothing; NULL counts as a value, except in a
-// NULL_FILTERED index, as on Spanner.
+// NULL_FILTERED index, as on Spanner. So are CHECK constraints the
+// engine can evaluate: a row whose expression is FALSE fails the write with
+// OutOfRange.
 //
 // Values are checked against the column types as Spanner does: INT64 goes
 // into FLOAT64 columns, STRING into DATE and TIMESTAMP columns, untyped
@@ -187,7 +189,8 @@
 //     message, without resume tokens or chunked values.
 //   - Identifiers are matched case-insensitively in DML; spansql rules
 //     (such as no table aliases in DML) apply.
-//   - Foreign keys and CHECK constraints are recorded but not enforced;
+//   - Foreign keys are recorded but not enforced, nor are CHECK
+//     constraints spannertest's evaluator cannot evaluate;
 //     no sequences, IDENTITY columns or secondary index reads.
 //   - Commit statistics count written cells and deleted keys and ranges,
 //     ignoring indexes.

@@ -26,3 +26,16 @@ func TestUniqueIndexIsEnforced(t *testing.T) {
 	r.mustExec("INSERT OR UPDATE INTO T (a, b, c) VALUES (1, 'y', 1), (2, 'x', NULL)", 2, nil, nil)
 	r.wantRows("SELECT a, b, c FROM T ORDER BY a", "1,y,1", "2,x,NULL", "3,NULL,NULL")
 }
+
+func TestCheckConstraintIsEnforced(t *testing.T) {
+	r := newRaw(t)
+	if err := r.srv.CreateTables(t.Context(), "ALTER TABLE T ADD CONSTRAINT Positive CHECK (c > 0)"); err != nil {
+		t.Fatal(err)
+	}
+	r.mustExec("INSERT INTO T (a, c) VALUES (1, 1.5), (2, NULL)", 2, nil, nil)
+	_, err := r.exec("UPDATE T SET c = -1 WHERE a = 1", nil, nil)
+	wantCode(t, err, codes.OutOfRange, "Positive")
+	_, err = r.exec("INSERT INTO T (a, c) VALUES (3, 0)", nil, nil)
+	wantCode(t, err, codes.OutOfRange, "Positive")
+	r.wantRows("SELECT a, c FROM T ORDER BY a", "1,1.5", "2,NULL")
+}
