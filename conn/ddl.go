@@ -160,7 +160,16 @@ func (c *Conn) awaitDDL(ctx context.Context, op *longrunningpb.Operation) (*long
 		wctx, cancel := context.WithTimeout(ctx, c.cfg.DDLAsyncWaitTimeout)
 		defer cancel()
 		last, err := c.client.AwaitOperation(wctx, op)
-		if err != nil && !last.GetDone() && wctx.Err() != nil && ctx.Err() == nil {
+		// gRPC may report the deadline (DEADLINE_EXCEEDED) an instant
+		// before wctx's own timer marks it done; the caller's deadline, if
+		// it comes first, is the caller's error.
+		waitEnded := wctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded
+		end, _ := wctx.Deadline()
+		callerFirst := false
+		if d, ok := ctx.Deadline(); ok && !d.After(end) {
+			callerFirst = true
+		}
+		if err != nil && !last.GetDone() && waitEnded && !callerFirst && ctx.Err() == nil {
 			return last, nil // the wait is over; the operation goes on
 		}
 		return last, err

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	databasepb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 	"google.golang.org/grpc/codes"
@@ -115,6 +116,19 @@ func TestFakeDDLExecutionMode(t *testing.T) {
 			t.Fatal(err)
 		}
 		opNamed(t, id)
+	}
+
+	// ASYNC_WAIT: the caller's deadline, before the wait's, is the
+	// caller's error.
+	cw := dbConn(t, openFake(t, s, "ddl_execution_mode=ASYNC_WAIT"))
+	err = raw(t, cw, func(dc *conn.Conn) error {
+		dctx, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+		defer cancel()
+		_, err := dc.ExecContext(dctx, ddlTable, nil)
+		return err
+	})
+	if status.Code(err) != codes.DeadlineExceeded && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("ASYNC_WAIT past the caller's deadline: %v; want DeadlineExceeded", err)
 	}
 
 	// ASYNC_WAIT: an operation done in time reports its outcome.
