@@ -76,6 +76,8 @@ type Client struct {
 
 	statements *sqlparse.Cache // parse results shared by the connections
 
+	official officialClient // SpannerConn.UnderlyingClient (underlying.go)
+
 	mu     sync.Mutex
 	flight *flight // session creation in progress, if any
 	closed bool
@@ -405,8 +407,12 @@ func (c *Client) Close() error {
 	}
 	c.closed = true
 	c.mu.Unlock()
+	conns := c.conns
+	if c.closeOfficial() {
+		conns = conns[1:] // the official client closed the channel it was given
+	}
 	var errs []error
-	for _, cc := range c.conns {
+	for _, cc := range conns {
 		if err := cc.Close(); err != nil {
 			errs = append(errs, err)
 		}

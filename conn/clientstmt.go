@@ -93,6 +93,12 @@ func (c *Conn) set(rest string) error {
 	if isDefaultValue(rest) {
 		return c.reset(name)
 	}
+	return c.setAssigned(name, value)
+}
+
+// setAssigned is SET name = value once parsed; SpannerConn's setters
+// (spannerconn.go) share it.
+func (c *Conn) setAssigned(name, value string) error {
 	c.beforeStateChange()
 	if l := c.locals; l != nil && l.has(name) {
 		// SET LOCAL's value stays until the transaction ends; this one

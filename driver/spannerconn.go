@@ -2,9 +2,11 @@ package driver
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"cloud.google.com/go/spanner"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 
 	"github.com/spannerfast/spannerfast/conn"
 )
@@ -71,6 +73,48 @@ type SpannerConn interface {
 	InDMLBatch() bool
 	// GetBatchedStatements returns a copy of the buffered statements.
 	GetBatchedStatements() []spanner.Statement
+
+	// Connection properties. Each setter is the statement SET <property>
+	// (same validation, same effect inside a transaction, same undo by
+	// RESET or when the connection goes back to the pool); each getter
+	// reads what SHOW VARIABLE reads.
+
+	AutoBatchDml() bool
+	SetAutoBatchDml(autoBatch bool) error
+	AutoBatchDmlUpdateCount() int64
+	SetAutoBatchDmlUpdateCount(updateCount int64) error
+	AutoBatchDmlUpdateCountVerification() bool
+	SetAutoBatchDmlUpdateCountVerification(verify bool) error
+	RetryAbortsInternally() bool
+	SetRetryAbortsInternally(retry bool) error
+	AutocommitDMLMode() AutocommitDMLMode
+	SetAutocommitDMLMode(mode AutocommitDMLMode) error
+	ReadOnlyStaleness() spanner.TimestampBound
+	SetReadOnlyStaleness(staleness spanner.TimestampBound) error
+	DirectedReadOptions() *spannerpb.DirectedReadOptions
+	SetDirectedReadOptions(options *spannerpb.DirectedReadOptions) error
+	IsolationLevel() sql.IsolationLevel
+	SetIsolationLevel(level sql.IsolationLevel) error
+	ReadLockMode() spannerpb.TransactionOptions_ReadWrite_ReadLockMode
+	SetReadLockMode(mode spannerpb.TransactionOptions_ReadWrite_ReadLockMode) error
+	TransactionTag() string
+	SetTransactionTag(transactionTag string) error
+	MaxCommitDelay() time.Duration
+	SetMaxCommitDelay(delay time.Duration) error
+	ExcludeTxnFromChangeStreams() bool
+	SetExcludeTxnFromChangeStreams(excludeTxnFromChangeStreams bool) error
+	DecodeToNativeArrays() bool
+	SetDecodeToNativeArrays(decodeToNativeArrays bool) error
+
+	// ReadOnlyTransactionTimestamp is SHOW VARIABLE read_timestamp: the
+	// read timestamp of the last read-only transaction or query.
+	ReadOnlyTransactionTimestamp() (readTimestamp time.Time, err error)
+
+	// UnderlyingClient returns an official *spanner.Client for the same
+	// database on the connector's channel and credentials, made on the
+	// first call and closed with the connector (sql.DB.Close). It has
+	// sessions of its own: its transactions are not the connection's.
+	UnderlyingClient() (client *spanner.Client, err error)
 }
 
 // SpannerResult is the result of a DML batch: the total rows affected and

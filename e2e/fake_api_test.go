@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
@@ -454,4 +455,188 @@ func TestFakeSpannerNamedArg(t *testing.T) {
 	if f := req.GetParams().GetFields(); len(f) != 1 || f["__name"].GetStringValue() != "bar" {
 		t.Fatalf("params %v types %v", req.GetParams(), req.GetParamTypes())
 	}
+}
+
+// rawConn runs f on the spannerfast connection of c.
+func rawConn(t *testing.T, c *sql.Conn, f func(sc sfdriver.SpannerConn) error) {
+	t.Helper()
+	if err := c.Raw(func(dc any) error { return f(dc.(sfdriver.SpannerConn)) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// showVar reads SHOW VARIABLE name on c.
+func showVar(t *testing.T, c *sql.Conn, name string) any {
+	t.Helper()
+	var v any
+	if err := c.QueryRowContext(context.Background(), "SHOW VARIABLE "+name).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestFakeSpannerConnSetters: each SpannerConn setter does what SET does
+// (SHOW VARIABLE sees it, the requests carry it, a bad value is SET's
+// error), each getter reads what SET wrote, and the pool's reset undoes
+// them.
+func TestFakeSpannerConnSetters(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	db.SetMaxOpenConns(1)
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delay := 20 * time.Millisecond
+	dr := &spannerpb.DirectedReadOptions{Replicas: &spannerpb.DirectedReadOptions_IncludeReplicas_{
+		IncludeReplicas: &spannerpb.DirectedReadOptions_IncludeReplicas{ReplicaSelections: []*spannerpb.DirectedReadOptions_ReplicaSelection{{Location: "us-east1"}}},
+	}}
+	rawConn(t, c, func(sc sfdriver.SpannerConn) error {
+		return errors.Join(
+			sc.SetAutoBatchDmlUpdateCount(7), sc.SetAutoBatchDmlUpdateCountVerification(false),
+			sc.SetRetryAbortsInternally(false), sc.SetAutocommitDMLMode(sfdriver.PartitionedNonAtomic),
+			sc.SetReadOnlyStaleness(spanner.ExactStaleness(10*time.Second)), sc.SetDirectedReadOptions(dr),
+			sc.SetIsolationLevel(sql.LevelRepeatableRead), sc.SetReadLockMode(spannerpb.TransactionOptions_ReadWrite_OPTIMISTIC),
+			sc.SetTransactionTag("tx-tag"), sc.SetMaxCommitDelay(delay),
+			sc.SetExcludeTxnFromChangeStreams(true), sc.SetDecodeToNativeArrays(true),
+		)
+	})
+	for name, want := range map[string]any{
+		"auto_batch_dml_update_count": int64(7), "auto_batch_dml_update_count_verification": false,
+		"retry_aborts_internally": false, "read_only_staleness": "(exactStaleness: 10s)",
+		"isolation_level": "Repeatable Read", "read_lock_mode": "OPTIMISTIC", "transaction_tag": "tx-tag",
+		"max_commit_delay": "20ms", "exclude_txn_from_change_streams": true, "decode_to_native_arrays": true,
+	} {
+		if got := showVar(t, c, name); got != want {
+			t.Errorf("SHOW VARIABLE %s = %v (%T), want %v (%T)", name, got, got, want, want)
+		}
+	}
+	// The getters read what SET statements write.
+	for _, stmt := range []string{"SET autocommit_dml_mode = 'TRANSACTIONAL'", "SET read_only_staleness = 'MAX_STALENESS 5s'", "SET transaction_tag = 'other'", "SET max_commit_delay = '30ms'"} {
+		if _, err := c.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setCode := setErrCode(t, c, "SET max_commit_delay = '-1ms'")
+	rawConn(t, c, func(sc sfdriver.SpannerConn) error {
+		for i, ok := range []bool{sc.AutocommitDMLMode() == sfdriver.Transactional, sc.ReadOnlyStaleness().String() == spanner.MaxStaleness(5*time.Second).String(),
+			sc.TransactionTag() == "other", sc.MaxCommitDelay() == 30*time.Millisecond, sc.IsolationLevel() == sql.LevelRepeatableRead,
+			sc.ReadLockMode() == spannerpb.TransactionOptions_ReadWrite_OPTIMISTIC, sc.DecodeToNativeArrays(), !sc.RetryAbortsInternally(),
+			sc.AutoBatchDmlUpdateCount() == 7, !sc.AutoBatchDmlUpdateCountVerification(), sc.ExcludeTxnFromChangeStreams(),
+			proto.Equal(sc.DirectedReadOptions(), dr)} {
+			if !ok {
+				t.Errorf("getter %d disagrees with SET (max_commit_delay %v)", i, sc.MaxCommitDelay())
+			}
+		}
+		if err := sc.SetIsolationLevel(sql.LevelLinearizable); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("SetIsolationLevel(Linearizable): %v, want InvalidArgument", err)
+		}
+		if err := sc.SetMaxCommitDelay(-time.Millisecond); err == nil || status.Code(err) != setCode {
+			t.Errorf("SetMaxCommitDelay(-1ms): %v; SET fails with %v", err, setCode)
+		}
+		if _, err := sc.ReadOnlyTransactionTimestamp(); status.Code(err) != codes.FailedPrecondition {
+			t.Errorf("ReadOnlyTransactionTimestamp before any read: %v", err)
+		}
+		return nil
+	})
+	// The requests carry what the setters set: a read-write transaction
+	// with the tag, isolation and lock mode; a query at the staleness.
+	if _, err := c.ExecContext(ctx, "SET transaction_tag = 'tx-tag'"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	e := s.RequestsFor("ExecuteSql")[0].ExecuteSQL()
+	rw := e.GetTransaction().GetBegin()
+	if e.GetRequestOptions().GetTransactionTag() != "tx-tag" || rw.GetIsolationLevel() != spannerpb.TransactionOptions_REPEATABLE_READ ||
+		rw.GetReadWrite().GetReadLockMode() != spannerpb.TransactionOptions_ReadWrite_OPTIMISTIC || !rw.GetExcludeTxnFromChangeStreams() {
+		t.Fatalf("transaction sent %v", e)
+	}
+	readStrings(t, mustQuery(t, c, txnQuery))
+	q := s.RequestsFor("ExecuteStreamingSql")
+	if ro := q[len(q)-1].ExecuteSQL().GetTransaction().GetSingleUse().GetReadOnly(); ro.GetMaxStaleness().AsDuration() != 5*time.Second {
+		t.Fatalf("query bound %v", ro)
+	}
+	rawConn(t, c, func(sc sfdriver.SpannerConn) error {
+		_, err := sc.ReadOnlyTransactionTimestamp()
+		return err
+	})
+	c.Close()
+	// Back in the pool: the next user sees the DSN's values.
+	c2, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	rawConn(t, c2, func(sc sfdriver.SpannerConn) error {
+		if sc.TransactionTag() != "" || sc.IsolationLevel() != sql.LevelDefault || !sc.RetryAbortsInternally() {
+			t.Errorf("settings outlived the connection's user")
+		}
+		return nil
+	})
+}
+
+// setErrCode is the code SET stmt fails with on c.
+func setErrCode(t *testing.T, c *sql.Conn, stmt string) codes.Code {
+	t.Helper()
+	_, err := c.ExecContext(context.Background(), stmt)
+	return status.Code(err)
+}
+
+// TestFakeUnderlyingClient: one official client per connector, made on
+// the first call, on the connector's channel: it reads from the same
+// server; closing the database closes it.
+func TestFakeUnderlyingClient(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	var clients [2]*spanner.Client
+	for i := range clients {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rawConn(t, c, func(sc sfdriver.SpannerConn) error {
+			var err error
+			clients[i], err = sc.UnderlyingClient()
+			return err
+		})
+		c.Close()
+	}
+	if clients[0] == nil || clients[0] != clients[1] {
+		t.Fatalf("clients %p and %p, want one", clients[0], clients[1])
+	}
+	it := clients[0].Single().Query(ctx, spanner.Statement{SQL: txnQuery})
+	var got []string
+	if err := it.Do(func(r *spanner.Row) error {
+		var v string
+		err := r.Column(0, &v)
+		got = append(got, v)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != "a" {
+		t.Fatalf("official client read %v", got)
+	}
+	if n := len(s.RequestsFor("ExecuteStreamingSql")); n != 1 {
+		t.Fatalf("%d streaming queries on the server, want 1", n)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err := clients[0].Single().Query(ctx, spanner.Statement{SQL: txnQuery}).Do(func(*spanner.Row) error { return nil })
+	if err == nil {
+		t.Fatal("the official client still works after db.Close")
+	}
+	s.Close()
+	goleak.VerifyNone(t, ignore)
 }
