@@ -638,5 +638,8 @@ func TestFakeUnderlyingClient(t *testing.T) {
 		t.Fatal("the official client still works after db.Close")
 	}
 	s.Close()
-	goleak.VerifyNone(t, ignore)
+	// The official client may probe the GCE metadata server over HTTP on
+	// its own (a keep-alive connection of net/http's default transport).
+	goleak.VerifyNone(t, ignore, goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
+		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"))
 }
