@@ -643,3 +643,70 @@ func TestFakeUnderlyingClient(t *testing.T) {
 	goleak.VerifyNone(t, ignore, goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
 		goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"))
 }
+
+// TestFakeExecuteBatchDml: the statements the function adds go in one
+// ExecuteBatchDml request with their counts; an error from the function
+// drops the batch and sends nothing; the connection goes back to the pool
+// (one connection: the next statement runs); OnConn puts the batch in the
+// connection's transaction.
+func TestFakeExecuteBatchDml(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	db.SetMaxOpenConns(1)
+	res, err := sfdriver.ExecuteBatchDml(ctx, db, func(ctx context.Context, b sfdriver.DmlBatch) error {
+		if err := b.ExecContext(ctx, txnUpdate); err != nil {
+			return err
+		}
+		return b.ExecContext(ctx, txnInsert)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, err := res.BatchRowsAffected()
+	if err != nil || len(counts) != 2 || counts[0] != 3 || counts[1] != 1 {
+		t.Fatalf("counts %v, %v; want [3 1]", counts, err)
+	}
+	if n, _ := res.RowsAffected(); n != 4 {
+		t.Fatalf("RowsAffected %d, want 4", n)
+	}
+	reqs := s.RequestsFor("ExecuteBatchDml")
+	if len(reqs) != 1 || len(reqs[0].Message.(*spannerpb.ExecuteBatchDmlRequest).GetStatements()) != 2 || len(s.RequestsFor("ExecuteSql")) != 0 {
+		t.Fatalf("%d ExecuteBatchDml, %d ExecuteSql; want one batch of 2", len(reqs), len(s.RequestsFor("ExecuteSql")))
+	}
+	s.ResetRequests()
+	stop := errors.New("changed my mind")
+	if _, err := sfdriver.ExecuteBatchDml(ctx, db, func(ctx context.Context, b sfdriver.DmlBatch) error {
+		if err := b.ExecContext(ctx, txnUpdate); err != nil {
+			return err
+		}
+		return stop
+	}); !errors.Is(err, stop) {
+		t.Fatalf("err %v, want the function's", err)
+	}
+	if n := len(s.RequestsFor("ExecuteBatchDml")) + len(s.RequestsFor("ExecuteSql")); n != 0 {
+		t.Fatalf("an aborted batch sent %d requests", n)
+	}
+	readStrings(t, mustQuery(t, db, txnQuery)) // the one connection is free
+
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sfdriver.ExecuteBatchDmlOnConn(ctx, c, func(ctx context.Context, b sfdriver.DmlBatch) error {
+		return b.ExecContext(ctx, txnInsert)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	batch := s.RequestsFor("ExecuteBatchDml")[0].Message.(*spannerpb.ExecuteBatchDmlRequest)
+	if batch.GetTransaction().GetBegin().GetReadWrite() == nil || len(s.RequestsFor("Commit")) != 1 {
+		t.Fatalf("batch on the connection's transaction: %v", batch.GetTransaction())
+	}
+}
