@@ -36,10 +36,15 @@ func newEmulatorConn(c *Client) *emulatorConn {
 // regular session (created on first use). On the emulator it also notes
 // that the holder of the read-write gate is making progress.
 func (c *Conn) session(ctx context.Context) (string, error) {
-	e := c.emu
-	if e == nil {
+	if c.emu == nil {
 		return c.client.Session(ctx)
 	}
+	return c.emulatorSession(ctx)
+}
+
+// emulatorSession is session on the emulator.
+func (c *Conn) emulatorSession(ctx context.Context) (string, error) {
+	e := c.emu
 	if e.gated {
 		c.client.emulator.gate.touch()
 	}
@@ -72,8 +77,15 @@ func (c *Conn) invalidateSession(name string) {
 // nothing. Such work never nests on one connection (it needs no open
 // transaction, or is one), so leaveReadWrite releases what this took.
 func (c *Conn) enterReadWrite(ctx context.Context) error {
+	if c.emu == nil {
+		return nil
+	}
+	return c.enterGate(ctx)
+}
+
+func (c *Conn) enterGate(ctx context.Context) error {
 	e := c.emu
-	if e == nil || e.gated {
+	if e.gated {
 		return nil
 	}
 	held, err := c.client.emulator.gate.enter(ctx)
