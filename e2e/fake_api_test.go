@@ -6,12 +6,14 @@ import (
 	"errors"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"go.uber.org/goleak"
+	"google.golang.org/api/option"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -708,5 +710,64 @@ func TestFakeExecuteBatchDml(t *testing.T) {
 	batch := s.RequestsFor("ExecuteBatchDml")[0].Message.(*spannerpb.ExecuteBatchDmlRequest)
 	if batch.GetTransaction().GetBegin().GetReadWrite() == nil || len(s.RequestsFor("Commit")) != 1 {
 		t.Fatalf("batch on the connection's transaction: %v", batch.GetTransaction())
+	}
+}
+
+// TestFakeCreateConnector: go-sql-spanner's ConnectorConfig builds a
+// working connector; its fields, Params and what the Configurator sets
+// with a property of the same meaning reach the requests; what cannot be
+// applied is refused, naming it.
+func TestFakeCreateConnector(t *testing.T) {
+	ctx := context.Background()
+	s, _ := startTxnFake(t)
+	base := sfdriver.ConnectorConfig{
+		Host: s.Addr(), Project: "p", Instance: "i", Database: "d",
+		Params:         map[string]string{"use_plain_text": "true", "rpc_priority": "HIGH"},
+		IsolationLevel: sql.LevelRepeatableRead,
+		Configurator: func(c *spanner.ClientConfig, _ *[]option.ClientOption) {
+			c.QueryOptions.Options = &spannerpb.ExecuteSqlRequest_QueryOptions{OptimizerVersion: "5"}
+			c.DatabaseRole = "reader"
+		},
+	}
+	conn, err := sfdriver.CreateConnector(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readStrings(t, mustQuery(t, tx, txnQuery))
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	q := s.RequestsFor("ExecuteStreamingSql")[0].ExecuteSQL()
+	if q.GetSession() == "" || !strings.HasPrefix(q.GetSession(), "projects/p/instances/i/databases/d/") ||
+		q.GetQueryOptions().GetOptimizerVersion() != "5" || q.GetRequestOptions().GetPriority() != spannerpb.RequestOptions_PRIORITY_HIGH ||
+		q.GetTransaction().GetBegin().GetIsolationLevel() != spannerpb.TransactionOptions_REPEATABLE_READ {
+		t.Fatalf("query sent %v", q)
+	}
+	if cs := s.RequestsFor("CreateSession"); len(cs) == 0 || cs[0].Message.(*spannerpb.CreateSessionRequest).GetSession().GetCreatorRole() != "reader" {
+		t.Fatalf("CreateSession did not carry the database role: %v", cs)
+	}
+	for name, cc := range map[string]sfdriver.ConnectorConfig{
+		"client option": {Project: "p", Instance: "i", Database: "d", Configurator: func(_ *spanner.ClientConfig, o *[]option.ClientOption) {
+			*o = append(*o, option.WithUserAgent("x"))
+		}},
+		"unmapped field": {Project: "p", Instance: "i", Database: "d", Configurator: func(c *spanner.ClientConfig, _ *[]option.ClientOption) {
+			c.Compression = "gzip"
+		}},
+	} {
+		if _, err := sfdriver.CreateConnector(cc); status.Code(err) != codes.Unimplemented || (name == "unmapped field" && !strings.Contains(err.Error(), "Compression")) {
+			t.Errorf("%s: %v, want Unimplemented naming it", name, err)
+		}
+	}
+	if _, err := sfdriver.CreateConnector(sfdriver.ConnectorConfig{Project: "p", Instance: "i", Database: "d", Params: map[string]string{"no_such_key": "1"}}); err == nil {
+		t.Error("an unknown property in Params was accepted")
+	}
+	if _, err := sfdriver.CreateConnector(sfdriver.ConnectorConfig{Project: "p"}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("no database: %v", err)
 	}
 }

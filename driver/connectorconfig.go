@@ -1,0 +1,203 @@
+package driver
+
+import (
+	"database/sql"
+	sqldriver "database/sql/driver"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"cloud.google.com/go/spanner"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+// ConnectionStateType is ConnectorConfig.ConnectionStateType, numbered as
+// go-sql-spanner's connectionstate.Type.
+type ConnectionStateType int
+
+// ConnectionStateType values.
+const (
+	ConnectionStateDefault ConnectionStateType = iota
+	ConnectionStateTransactional
+	ConnectionStateNonTransactional
+)
+
+// ConnectorConfig is go-sql-spanner's structured configuration of a
+// connector (CreateConnector). Every field is a DSN property; Params holds
+// any other property by its DSN name and wins over the fields.
+type ConnectorConfig struct {
+	Host      string // endpoint ("" : Spanner's, or the emulator's)
+	Authority string // authority
+
+	Project  string
+	Instance string
+	Database string
+
+	StatementCacheSize    int  // statement_cache_size
+	DisableStatementCache bool // disable_statement_cache
+	AutoConfigEmulator    bool // auto_config_emulator
+
+	ConnectionStateType ConnectionStateType // connection_state_type
+	Params              map[string]string   // any property, by its DSN name
+
+	AutoBatchDml                               bool  // auto_batch_dml
+	AutoBatchDmlUpdateCount                    int64 // auto_batch_dml_update_count
+	DisableAutoBatchDmlUpdateCountVerification bool  // not auto_batch_dml_update_count_verification
+
+	IsolationLevel         sql.IsolationLevel             // isolation_level
+	BeginTransactionOption spanner.BeginTransactionOption // begin_transaction_option
+	DecodeToNativeArrays   bool                           // decode_to_native_arrays
+
+	// Configurator may change the official client's settings, as in
+	// go-sql-spanner. spannerfast does not use that client: the fields with
+	// a property of the same meaning are taken (DatabaseRole,
+	// DisableRouteToLeader, EnableEndToEndTracing, DisableNativeMetrics,
+	// NumChannels, QueryOptions.Options' optimizer version and statistics
+	// package); any other field set, or any client option added, makes
+	// CreateConnector fail with Unimplemented naming it, rather than be
+	// ignored.
+	Configurator func(config *spanner.ClientConfig, opts *[]option.ClientOption)
+}
+
+// CreateConnector returns a new connector for config (always a new one,
+// with its own channels and session), for use with sql.OpenDB. Errors name
+// the field or property that is wrong.
+func CreateConnector(config ConnectorConfig) (sqldriver.Connector, error) {
+	cfg, err := config.dsnConfig()
+	if err != nil {
+		return nil, err
+	}
+	return newConnector(cfg)
+}
+
+func (cc *ConnectorConfig) dsnConfig() (*dsn.Config, error) {
+	if cc.Project == "" || cc.Instance == "" || cc.Database == "" {
+		return nil, status.Error(codes.InvalidArgument, "spannerfast: ConnectorConfig needs Project, Instance and Database")
+	}
+	cfg, err := dsn.Parse(fmt.Sprintf("projects/%s/instances/%s/databases/%s", cc.Project, cc.Instance, cc.Database))
+	if err != nil {
+		return nil, err
+	}
+	var props [][2]string
+	add := func(k, v string) { props = append(props, [2]string{k, v}) }
+	if cc.Host != "" {
+		add("endpoint", cc.Host)
+	}
+	if cc.Authority != "" {
+		add("authority", cc.Authority)
+	}
+	if cc.StatementCacheSize != 0 {
+		add("statement_cache_size", strconv.Itoa(cc.StatementCacheSize))
+	}
+	if cc.DisableStatementCache {
+		add("disable_statement_cache", "true")
+	}
+	if cc.AutoConfigEmulator {
+		add("auto_config_emulator", "true")
+	}
+	switch cc.ConnectionStateType {
+	case ConnectionStateDefault:
+	case ConnectionStateTransactional:
+		add("connection_state_type", "TRANSACTIONAL")
+	case ConnectionStateNonTransactional:
+		add("connection_state_type", "NON_TRANSACTIONAL")
+	default:
+		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: ConnectorConfig.ConnectionStateType %d is not a known type", cc.ConnectionStateType)
+	}
+	if cc.AutoBatchDml {
+		add("auto_batch_dml", "true")
+	}
+	if cc.AutoBatchDmlUpdateCount != 0 {
+		add("auto_batch_dml_update_count", strconv.FormatInt(cc.AutoBatchDmlUpdateCount, 10))
+	}
+	if cc.DisableAutoBatchDmlUpdateCountVerification {
+		add("auto_batch_dml_update_count_verification", "false")
+	}
+	if cc.IsolationLevel != sql.LevelDefault {
+		name := dsn.IsolationLevelName(cc.IsolationLevel)
+		if name == "" {
+			return nil, status.Errorf(codes.InvalidArgument, "spannerfast: ConnectorConfig.IsolationLevel %v is not supported by Spanner", cc.IsolationLevel)
+		}
+		add("isolation_level", name)
+	}
+	switch cc.BeginTransactionOption {
+	case spanner.DefaultBeginTransaction, spanner.InlinedBeginTransaction:
+	case spanner.ExplicitBeginTransaction:
+		add("begin_transaction_option", "EXPLICIT")
+	default:
+		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: ConnectorConfig.BeginTransactionOption %d is not a known option", cc.BeginTransactionOption)
+	}
+	if cc.DecodeToNativeArrays {
+		add("decode_to_native_arrays", "true")
+	}
+	keys := make([]string, 0, len(cc.Params))
+	for k := range cc.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // errors do not depend on map order
+	for _, k := range keys {
+		add(k, cc.Params[k])
+	}
+	for _, p := range props {
+		if err := cfg.Set(p[0], p[1]); err != nil {
+			return nil, err
+		}
+	}
+	if cc.Configurator != nil {
+		if err := applyConfigurator(cfg, cc.Configurator); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+// applyConfigurator runs f on the official client's settings that cfg
+// stands for and takes back what has a property; anything else it set is
+// refused.
+func applyConfigurator(cfg *dsn.Config, f func(*spanner.ClientConfig, *[]option.ClientOption)) error {
+	cc := spanner.ClientConfig{
+		DatabaseRole:          cfg.DatabaseRole,
+		DisableRouteToLeader:  cfg.DisableRouteToLeader,
+		EnableEndToEndTracing: cfg.EnableEndToEndTracing,
+		DisableNativeMetrics:  cfg.DisableNativeMetrics,
+		NumChannels:           cfg.NumChannels,
+	}
+	var opts []option.ClientOption
+	f(&cc, &opts)
+	if len(opts) > 0 {
+		return status.Errorf(codes.Unimplemented,
+			"spannerfast: ConnectorConfig.Configurator added %d client option(s); spannerfast does not use the official client and cannot apply them (set endpoint, credentials, authority, ... in Params)", len(opts))
+	}
+	cfg.DatabaseRole, cc.DatabaseRole = cc.DatabaseRole, ""
+	cfg.DisableRouteToLeader, cc.DisableRouteToLeader = cc.DisableRouteToLeader, false
+	cfg.EnableEndToEndTracing, cc.EnableEndToEndTracing = cc.EnableEndToEndTracing, false
+	cfg.DisableNativeMetrics, cc.DisableNativeMetrics = cc.DisableNativeMetrics, false
+	cfg.NumChannels, cc.NumChannels = cc.NumChannels, 0
+	if o := cc.QueryOptions.Options; o != nil {
+		if v := o.GetOptimizerVersion(); v != "" {
+			cfg.OptimizerVersion = v
+		}
+		if p := o.GetOptimizerStatisticsPackage(); p != "" {
+			cfg.OptimizerStatisticsPackage = p
+		}
+		cc.QueryOptions.Options = nil
+	}
+	var left []string
+	v := reflect.ValueOf(cc)
+	for i := range v.NumField() {
+		if f := v.Type().Field(i); f.IsExported() && !v.Field(i).IsZero() {
+			left = append(left, f.Name)
+		}
+	}
+	if len(left) > 0 {
+		return status.Errorf(codes.Unimplemented,
+			"spannerfast: ConnectorConfig.Configurator set spanner.ClientConfig %s, which spannerfast cannot apply", strings.Join(left, ", "))
+	}
+	return nil
+}
