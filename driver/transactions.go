@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/conn"
+	"github.com/spannerfast/spannerfast/dsn"
 )
 
 // ErrAbortedDueToConcurrentModification is the error of a read-write
@@ -88,7 +89,7 @@ func (e *PanicError) Unwrap() error {
 // safe to run more than once. When f returns an error or panics the
 // transaction is rolled back; a panic comes back as a *PanicError.
 func RunTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error) error {
-	_, err := runTransaction(ctx, db, opts, f, nil)
+	_, err := runTransaction(ctx, db, opts, f, conn.TxnOptions{})
 	return err
 }
 
@@ -108,19 +109,31 @@ func RunTransactionWithCommitResponse(ctx context.Context, db *sql.DB, opts *sql
 	if err != nil {
 		return nil, err
 	}
-	return runTransaction(ctx, db, opts, f, func(c *conn.Conn) error { return c.SetNextTxnOptions(to) })
+	return runTransaction(ctx, db, opts, f, to)
 }
 
-// runTransaction runs the attempts; set, when not nil, prepares each
-// attempt's connection before its transaction begins.
-func runTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, set func(*conn.Conn) error) (*spanner.CommitResponse, error) {
+// runTransaction runs the attempts, each in a transaction with the options
+// to. An attempt after an abort begins with BeginTransaction (unless to
+// says otherwise), as the official client's retries do, so that its first
+// statement runs in a transaction already begun.
+func runTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, to conn.TxnOptions) (*spanner.CommitResponse, error) {
 	var o sql.TxOptions
 	if opts != nil {
 		o = *opts
 	}
 	o.Isolation = WithDisableRetryAborts(o.Isolation)
 	var resp *spanner.CommitResponse
+	attempt := 0
 	err := conn.RetryOnAbort(ctx, func() error {
+		attempt++
+		ao := to
+		if attempt > 1 && !o.ReadOnly && ao.BeginOption == "" {
+			ao.BeginOption = dsn.BeginTransactionExplicit
+		}
+		var set func(*conn.Conn) error
+		if ao != (conn.TxnOptions{}) {
+			set = func(c *conn.Conn) error { return c.SetNextTxnOptions(ao) }
+		}
 		var err error
 		resp, err = runOnce(ctx, db, &o, f, set)
 		return err

@@ -9,6 +9,7 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 
+	sfdriver "github.com/spannerfast/spannerfast/driver"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
 )
 
@@ -277,5 +278,49 @@ func TestFakeReplayBeginsExplicitly(t *testing.T) {
 	retry := execs[1].ExecuteSQL().GetTransaction().GetBegin()
 	if retry == nil || string(retry.GetReadWrite().GetMultiplexedSessionPreviousTransactionId()) != aborted {
 		t.Fatalf("autocommit retry selector %v, want an inline begin naming %q", execs[1].ExecuteSQL().GetTransaction(), aborted)
+	}
+}
+
+// TestFakeRunTransactionRetryBeginsExplicitly: RunTransaction runs the
+// function again after an abort in a transaction begun with
+// BeginTransaction, as go-sql-spanner's RunTransaction retries; the first
+// attempt begins inline.
+func TestFakeRunTransactionRetryBeginsExplicitly(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.WithRetryDelay(codes.Aborted, "aborted", 0)})
+	calls := 0
+	err := sfdriver.RunTransaction(ctx, db, nil, func(ctx context.Context, tx *sql.Tx) error {
+		calls++
+		_, err := tx.ExecContext(ctx, txnUpdate)
+		return err
+	})
+	if err != nil || calls != 2 {
+		t.Fatalf("RunTransaction = %v after %d calls, want success after 2", err, calls)
+	}
+	commits := s.RequestsFor("Commit")
+	first := string(commits[0].Message.(*spannerpb.CommitRequest).GetTransactionId())
+	second := committedID(t, s)
+	want := fmt.Sprint([]string{
+		"ExecuteSql begin",
+		"Commit commit:" + first,
+		"BeginTransaction",
+		"ExecuteSql id:" + second,
+		"Commit commit:" + second,
+	})
+	if got := fmt.Sprint(selectorKinds(s)); got != want {
+		t.Fatalf("requests\n%s\nwant\n%s", got, want)
+	}
+	// The connection's own setting is untouched: the next transaction
+	// begins inline again.
+	s.ResetRequests()
+	if err := sfdriver.RunTransaction(ctx, db, nil, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, txnUpdate)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := selectorKinds(s); len(got) != 2 || got[0] != "ExecuteSql begin" {
+		t.Fatalf("next RunTransaction: requests %v, want an inline begin", got)
 	}
 }
