@@ -16,8 +16,18 @@
 // for that sql.DB; a bad DSN therefore fails sql.Open itself with the
 // *dsn.Error (database/sql returns OpenConnector's error from Open).
 // sql.DB.Close closes the Connector (it implements io.Closer), which closes
-// the channels. NewConnector with sql.OpenDB does the same from a
-// *dsn.Config.
+// the channels, and the official client SpannerConn.UnderlyingClient made
+// on them, if any. NewConnector with sql.OpenDB does the same from a
+// *dsn.Config, CreateConnector from go-sql-spanner's ConnectorConfig.
+//
+// # go-sql-spanner's Go API
+//
+// The names of go-sql-spanner's package keep their meaning here (README,
+// "Coming from go-sql-spanner"): ExecOptions, RunTransaction and its
+// variants (a panic in the function rolls back, frees the connection and
+// comes back as a *PanicError), Begin*Transaction, ExecuteBatchDml,
+// SpannerNamedArg, PropertyValues, SpannerConn with its property setters
+// (each one the SET statement of its property).
 //
 // Driver.Open, used only by code that calls the driver directly, caches one
 // Connector per DSN string so that all its connections share one Client;
