@@ -41,7 +41,7 @@ import (
 // again, once.
 //
 // A batch of several DDL statements that fails returns a *BatchError whose
-// Counts has -1 for each statement applied before the failure, as
+// BatchUpdateCounts has -1 for each statement applied before the failure, as
 // go-sql-spanner's.
 
 // execDDL runs a DDL statement from ExecContext or QueryContext; its
@@ -125,9 +125,9 @@ func (c *Conn) updateDDL(ctx context.Context, stmts []string) (driver.Result, er
 	}
 	if err != nil {
 		if len(stmts) > 1 {
-			be := &BatchError{Counts: make([]int64, applied), Err: err}
-			for i := range be.Counts {
-				be.Counts[i] = -1 // applied; DDL has no update count
+			be := &BatchError{BatchUpdateCounts: make([]int64, applied), Err: err}
+			for i := range be.BatchUpdateCounts {
+				be.BatchUpdateCounts[i] = -1 // applied; DDL has no update count
 			}
 			return nil, be
 		}

@@ -345,11 +345,11 @@ func (c *Conn) runBatchOf(ctx context.Context, r *multiRun, i, j int, args []dri
 		var be *BatchError
 		done := 0
 		if errors.As(err, &be) {
-			done = min(len(be.Counts), j-i-1)
+			done = min(len(be.BatchUpdateCounts), j-i-1)
 			if r.p.classes[i] == classDDL {
 				r.ran(make([]int64, done)...)
 			} else {
-				r.ran(be.Counts[:done]...)
+				r.ran(be.BatchUpdateCounts[:done]...)
 			}
 		}
 		r.fail(i+done, j-1, err)

@@ -188,7 +188,7 @@ func (t *txn) runDML(ctx context.Context, s *dmlStatement) ([]int64, *spannerpb.
 		}
 		batchErr = nil
 		if st := resp.GetStatus(); st.GetCode() != int32(codes.OK) {
-			batchErr = &BatchError{Counts: append([]int64(nil), counts...), Err: status.ErrorProto(st)}
+			batchErr = &BatchError{BatchUpdateCounts: append([]int64(nil), counts...), Err: status.ErrorProto(st)}
 			if len(counts) == 0 {
 				return id, batchErr // the first statement failed: it may not have begun
 			}
@@ -260,15 +260,15 @@ func (r *Result) BatchRowsAffected() ([]int64, error) {
 }
 
 // BatchError is the error of a batch in which a statement failed: the
-// statements before it ran, and Counts has their update counts (-1 for
+// statements before it ran, and BatchUpdateCounts has their update counts (-1 for
 // each DDL statement applied).
 type BatchError struct {
-	Counts []int64
-	Err    error
+	BatchUpdateCounts []int64
+	Err               error
 }
 
 func (e *BatchError) Error() string {
-	return fmt.Sprintf("spannerfast: batch statement %d failed (the %d before it ran): %v", len(e.Counts)+1, len(e.Counts), e.Err)
+	return fmt.Sprintf("spannerfast: batch statement %d failed (the %d before it ran): %v", len(e.BatchUpdateCounts)+1, len(e.BatchUpdateCounts), e.Err)
 }
 
 func (e *BatchError) Unwrap() error { return e.Err }

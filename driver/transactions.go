@@ -36,7 +36,7 @@ type CommitOutcomeUnknownError = conn.CommitOutcomeUnknownError
 type StatementError = conn.StatementError
 
 // BatchError is the error of a DML batch in which a statement failed; its
-// Counts hold the update counts of the statements that ran before it.
+// BatchUpdateCounts hold the update counts of the statements that ran before it.
 type BatchError = conn.BatchError
 
 // WithDisableRetryAborts returns an isolation level for sql.TxOptions that

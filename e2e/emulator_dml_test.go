@@ -198,7 +198,7 @@ func TestEmulatorDMLBatch(t *testing.T) {
 	_, err = c.ExecContext(ctx, "RUN BATCH")
 	emuWantCode(t, err, codes.AlreadyExists)
 	var be *sfdriver.BatchError
-	if !errors.As(err, &be) || !reflect.DeepEqual(be.Counts, []int64{1}) {
+	if !errors.As(err, &be) || !reflect.DeepEqual(be.BatchUpdateCounts, []int64{1}) {
 		t.Fatalf("error %v: want a BatchError with counts [1]", err)
 	}
 	if got := emuInt64s(t, ctx, db, "SELECT SingerId FROM Singers ORDER BY SingerId"); !reflect.DeepEqual(got, []int64{1, 2}) {

@@ -58,11 +58,11 @@ func TestEmulatorDDL(t *testing.T) {
 	emuExec(t, ctx, c, "DROP VIEW V")
 	tables = emuStrings(t, ctx, c, "SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = '' ORDER BY TABLE_NAME")
 	want := []string{"A", "B"}
-	if len(be.Counts) == 1 {
+	if len(be.BatchUpdateCounts) == 1 {
 		want = []string{"A", "B", "C"}
 	}
 	if !reflect.DeepEqual(tables, want) {
-		t.Fatalf("tables after the failed batch (%d applied) %q, want %q", len(be.Counts), tables, want)
+		t.Fatalf("tables after the failed batch (%d applied) %q, want %q", len(be.BatchUpdateCounts), tables, want)
 	}
 }
 

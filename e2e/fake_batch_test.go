@@ -227,7 +227,7 @@ func TestFakeDMLBatchError(t *testing.T) {
 	check := func(err error) {
 		t.Helper()
 		var be *sfdriver.BatchError
-		if !errors.As(err, &be) || !slices.Equal(be.Counts, []int64{3}) || status.Code(err) != codes.AlreadyExists {
+		if !errors.As(err, &be) || !slices.Equal(be.BatchUpdateCounts, []int64{3}) || status.Code(err) != codes.AlreadyExists {
 			t.Fatalf("RUN BATCH error %v (%T); want a BatchError with counts [3] and AlreadyExists", err, err)
 		}
 	}

@@ -183,12 +183,12 @@ func TestFakeDDLBatchError(t *testing.T) {
 	s.AddDDLFailure(1, status.Error(codes.FailedPrecondition, "Duplicate name in schema: SingersByName."))
 	_, err := execRaw(t, s, nil, "START BATCH DDL", ddlTable, ddlIndex, ddlAlter, "RUN BATCH")
 	var be *conn.BatchError
-	if !errors.As(err, &be) || !slices.Equal(be.Counts, []int64{-1}) || status.Code(err) != codes.FailedPrecondition {
+	if !errors.As(err, &be) || !slices.Equal(be.BatchUpdateCounts, []int64{-1}) || status.Code(err) != codes.FailedPrecondition {
 		t.Fatalf("failing DDL batch: %v; want a BatchError with counts [-1], FailedPrecondition", err)
 	}
 	s.AddDDLFailure(0, status.Error(codes.InvalidArgument, "Syntax error"))
 	_, err = execRaw(t, s, nil, "START BATCH DDL", ddlTable, ddlIndex, "RUN BATCH")
-	if !errors.As(err, &be) || len(be.Counts) != 0 || status.Code(err) != codes.InvalidArgument {
+	if !errors.As(err, &be) || len(be.BatchUpdateCounts) != 0 || status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("failing DDL batch: %v; want a BatchError with no counts, InvalidArgument", err)
 	}
 	s.AddDDLError(status.Error(codes.InvalidArgument, "Syntax error"))
@@ -244,7 +244,7 @@ func TestFakeDefaultSequenceKind(t *testing.T) {
 	s.AddDDLFailure(1, status.Error(codes.InvalidArgument, "Some other error on statement 3"))
 	_, err := execRaw(t, s, props, "START BATCH DDL", "CREATE SEQUENCE s1", "CREATE SEQUENCE s2", ddlTable, "RUN BATCH")
 	var be *conn.BatchError
-	if !errors.As(err, &be) || !slices.Equal(be.Counts, []int64{-1, -1}) || !strings.Contains(err.Error(), "statement 3") {
+	if !errors.As(err, &be) || !slices.Equal(be.BatchUpdateCounts, []int64{-1, -1}) || !strings.Contains(err.Error(), "statement 3") {
 		t.Fatalf("batch: %v; want a BatchError with counts [-1 -1]", err)
 	}
 	if got := stmts(ddlRequests(s)); !slices.EqualFunc(got, [][]string{{"CREATE SEQUENCE s1", "CREATE SEQUENCE s2", ddlTable}, {alter}, {"CREATE SEQUENCE s2", ddlTable}}, slices.Equal) {

@@ -169,7 +169,7 @@ func TestFakeMultiExec(t *testing.T) {
 	var se *conn.StatementError
 	var be *conn.BatchError
 	if !errors.As(err, &se) || se.Index != 1 || se.Last != 2 || status.Code(err) != codes.FailedPrecondition ||
-		!strings.Contains(err.Error(), "statements 2-3 of 4") || !errors.As(err, &be) || len(be.Counts) != 0 {
+		!strings.Contains(err.Error(), "statements 2-3 of 4") || !errors.As(err, &be) || len(be.BatchUpdateCounts) != 0 {
 		t.Fatalf("failing DDL group: %v; want statements 2-3 failed, a BatchError with no statement applied", err)
 	}
 	if got := executedSQL(s); !slices.Equal(got, []string{"UPDATE T SET a = @x WHERE true"}) {

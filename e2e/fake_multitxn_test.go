@@ -179,7 +179,7 @@ func TestFakeMultiExecImplicitTransaction(t *testing.T) {
 	_, err := db.ExecContext(ctx, mtDML1+"; "+mtBadDML+"; "+mtDML2)
 	var se *conn.StatementError
 	var be *conn.BatchError
-	if !errors.As(err, &se) || se.Index != 1 || !errors.As(err, &be) || !slices.Equal(be.Counts, []int64{1}) ||
+	if !errors.As(err, &se) || se.Index != 1 || !errors.As(err, &be) || !slices.Equal(be.BatchUpdateCounts, []int64{1}) ||
 		!strings.Contains(err.Error(), mtBadDML) {
 		t.Fatalf("failing batch: %v; want statement 2 failed, a BatchError with counts [1]", err)
 	}
