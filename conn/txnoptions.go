@@ -44,8 +44,10 @@ func TxnOptionsOf(o spanner.TransactionOptions) (TxnOptions, error) {
 	}
 	t.ReturnCommitStats = o.CommitOptions.ReturnCommitStats
 	if d := o.CommitOptions.MaxCommitDelay; d != nil {
-		if *d < 0 || *d > dsn.MaxCommitDelayLimit {
-			return t, status.Errorf(codes.InvalidArgument, "spannerfast: CommitOptions.MaxCommitDelay %v is out of range [0, %v]", *d, dsn.MaxCommitDelayLimit)
+		// Negative is refused here; the upper bound is Spanner's to judge at
+		// commit, one rule with SET max_commit_delay (dsn).
+		if *d < 0 {
+			return t, status.Errorf(codes.InvalidArgument, "spannerfast: CommitOptions.MaxCommitDelay %v is negative", *d)
 		}
 		t.MaxCommitDelay = d
 	}

@@ -38,8 +38,6 @@ const (
 	MaxNumChannels      = 256
 	MinPrefetchMessages = 1
 	MaxPrefetchMessages = 1024
-	// MaxCommitDelayLimit is the largest max_commit_delay Spanner accepts.
-	MaxCommitDelayLimit = 500 * time.Millisecond
 )
 
 // Priority is the value of rpc_priority and commit_priority.

@@ -71,7 +71,9 @@ func TestFakeExecOptionsQuery(t *testing.T) {
 func TestFakeExecOptionsAutocommitDML(t *testing.T) {
 	ctx := context.Background()
 	s, db := startTxnFake(t)
-	delay := 50 * time.Millisecond
+	// Over Spanner's 500ms: it is Spanner's to refuse at commit, as with
+	// SET max_commit_delay; the driver sends it.
+	delay := time.Second
 	opts := &sfdriver.ExecOptions{
 		QueryOptions: spanner.QueryOptions{RequestTag: "dml-tag", Priority: spannerpb.RequestOptions_PRIORITY_MEDIUM},
 		TransactionOptions: spanner.TransactionOptions{
