@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"testing"
 	"time"
 
@@ -367,4 +369,38 @@ func TestFakeRunTransactionWithOptions(t *testing.T) {
 	}
 	waitIdle(t, db)
 	verifyNoLeak(t, s, db, ignore)
+}
+
+// TestFakePingKeepsServerError: a failing Ping returns the server's error
+// with its gRPC code, where go-sql-spanner returns driver.ErrBadConn (a
+// deliberate difference: the caller learns why, e.g. PermissionDenied, and
+// database/sql still discards nothing it should keep).
+func TestFakePingKeepsServerError(t *testing.T) {
+	s, db := startTxnFake(t)
+	denied := status.Error(codes.PermissionDenied, "permission denied for database")
+	s.AddMethodFault("ExecuteStreamingSql", fakespanner.Fault{Err: denied, Times: -1})
+	s.AddMethodFault("ExecuteSql", fakespanner.Fault{Err: denied, Times: -1})
+	err := db.PingContext(context.Background())
+	if status.Code(err) != codes.PermissionDenied || errors.Is(err, driver.ErrBadConn) {
+		t.Fatalf("Ping: %v; want the server's PermissionDenied, not driver.ErrBadConn", err)
+	}
+}
+
+// TestFakeQueryFailsInQueryContext: a query the server refuses fails from
+// QueryContext, where go-sql-spanner returns the error from the first Next
+// (a deliberate difference: the error comes where database/sql callers
+// check it first, and no Rows is left to close).
+func TestFakeQueryFailsInQueryContext(t *testing.T) {
+	s, db := startTxnFake(t)
+	notFound := status.Error(codes.NotFound, "table not found")
+	s.AddMethodFault("ExecuteStreamingSql", fakespanner.Fault{Err: notFound, Times: -1})
+	s.AddMethodFault("ExecuteSql", fakespanner.Fault{Err: notFound, Times: -1})
+	rows, err := db.QueryContext(context.Background(), "SELECT * FROM missing")
+	if err == nil {
+		rows.Close()
+		t.Fatal("QueryContext succeeded; want the server's NotFound from QueryContext")
+	}
+	if status.Code(err) != codes.NotFound {
+		t.Fatalf("QueryContext: %v; want NotFound", err)
+	}
 }
