@@ -51,21 +51,11 @@ func stringRows(vals ...string) *spannerpb.ResultSet {
 	return rs
 }
 
+// readStrings reads the strings of the current result set and closes rows.
 func readStrings(t *testing.T, rows *sql.Rows) []string {
 	t.Helper()
 	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return readStringsKeep(t, rows)
 }
 
 // TestFakeReadWriteTransaction: the first statement begins the transaction
