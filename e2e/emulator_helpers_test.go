@@ -60,19 +60,23 @@ func emuExec(t *testing.T, ctx context.Context, db interface {
 	return n
 }
 
-// queryInt64s runs a query of one INT64 column and returns its values.
-func emuInt64s(t *testing.T, ctx context.Context, db interface {
+// emuQuerier is what the emulator helpers query through: *sql.DB,
+// *sql.Conn or *sql.Tx.
+type emuQuerier interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string, args ...any) []int64 {
+}
+
+// emuColumn runs a query of one column and returns its values as T.
+func emuColumn[T any](t *testing.T, ctx context.Context, db emuQuerier, query string, args ...any) []T {
 	t.Helper()
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 	defer rows.Close()
-	var out []int64
+	var out []T
 	for rows.Next() {
-		var v int64
+		var v T
 		if err := rows.Scan(&v); err != nil {
 			t.Fatal(err)
 		}
@@ -82,6 +86,12 @@ func emuInt64s(t *testing.T, ctx context.Context, db interface {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// emuInt64s runs a query of one INT64 column.
+func emuInt64s(t *testing.T, ctx context.Context, db emuQuerier, query string, args ...any) []int64 {
+	t.Helper()
+	return emuColumn[int64](t, ctx, db, query, args...)
 }
 
 // wantCode fails t unless err carries gRPC code want.

@@ -164,26 +164,12 @@ func emuSameSet(t *testing.T, label string, got, want []int64) {
 	}
 }
 
-// emuStrings runs a query of one STRING column.
-func emuStrings(t *testing.T, ctx context.Context, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string, args ...any) []string {
+// emuStrings runs a query of one STRING column, each value trimmed.
+func emuStrings(t *testing.T, ctx context.Context, db emuQuerier, query string, args ...any) []string {
 	t.Helper()
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, strings.TrimSpace(s))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+	out := emuColumn[string](t, ctx, db, query, args...)
+	for i, v := range out {
+		out[i] = strings.TrimSpace(v)
 	}
 	return out
 }
