@@ -89,83 +89,15 @@
 //
 // # Properties
 //
-// Every property is either honoured or accepted and kept in Config for the
-// layer that will honour it. "conn.Client" means the connector's client
-// applies it today; "conn (later)" means it is stored for the connection
-// layer, which applies it as statements and transactions are implemented;
-// "no effect" means it is accepted for compatibility and deliberately does
-// nothing.
-//
-//	key                              type / default            status
-//	-------------------------------  ------------------------  -------------------------------
-//	HOST[:PORT] prefix, endpoint     string, ""                conn.Client
-//	authority                        string, ""                conn.Client (grpc.WithAuthority)
-//	credentials                      file path, ""             conn.Client
-//	credentials_json                 JSON text, ""             conn.Client
-//	use_plain_text                   bool, false               conn.Client
-//	auto_config_emulator             bool, false               conn.Client (creates instance/db)
-//	disable_native_metrics           bool, false               no effect (no native metrics)
-//	min_sessions                     int, 100                  no effect (multiplexed session)
-//	max_sessions                     int, 400                  no effect (multiplexed session)
-//	num_channels                     int 1..256, 4             conn.Client
-//	database_role                    string, ""                conn.Client (Session.CreatorRole)
-//	disable_route_to_leader          bool, false               conn.Client
-//	enable_end_to_end_tracing        bool, false               conn.Client (tracing header)
-//	statement_cache_size             int, 1000                 conn.Client (parsed-statement LRU)
-//	disable_statement_cache          bool, false               conn.Client (no statement cache)
-//	connect_timeout                  duration, 0 (none)        conn.Client (session creation)
-//	dialect                          GOOGLE_STANDARD_SQL /     conn.Client (auto_config_emulator's
-//	                                 POSTGRESQL, UNSPECIFIED   new database), CREATE DATABASE
-//	isolation_level                  sql.IsolationLevel        conn (read-write transactions)
-//	read_lock_mode                   ReadLockMode, UNSPECIFIED conn (read-write transactions)
-//	begin_transaction_option         INLINE / EXPLICIT         conn (how transactions begin)
-//	autocommit_dml_mode              TRANSACTIONAL / PDML      conn (DML outside transactions)
-//	retry_aborts_internally          bool, true                conn (abort replay)
-//	read_only_staleness              Staleness, STRONG         conn (single-use queries)
-//	rpc_priority                     Priority, UNSPECIFIED     conn (RequestOptions)
-//	commit_priority                  Priority, UNSPECIFIED     conn (Commit RequestOptions)
-//	optimizer_version                string, ""                conn (QueryOptions)
-//	optimizer_statistics_package     string, ""                conn (QueryOptions)
-//	decode_to_native_arrays          bool, false               decode ([]int64 ...)
-//	decode_numeric_to_string         bool, false               decode (NUMERIC as string)
-//	transaction_tag                  string, ""                conn (next read-write transaction)
-//	statement_tag                    string, ""                conn (RequestOptions tag)
-//	max_commit_delay                 duration, not set         conn (Commit; Spanner allows 0..500ms)
-//	statement_timeout                duration, 0 (none)        conn (bounds queries, DML, commits)
-//	return_commit_stats              bool, false               conn (Commit)
-//	exclude_txn_from_change_streams  bool, false               conn (read-write and partitioned DML)
-//	connection_state_type            DEFAULT / TRANSACTIONAL / conn (TRANSACTIONAL: SET in a transaction
-//	                                 NON_TRANSACTIONAL,        is undone by its rollback); startup
-//	                                 DEFAULT
-//	database_dialect                 GOOGLE_STANDARD_SQL /     accepted; applied by PostgreSQL-
-//	                                 POSTGRESQL, GoogleSQL     dialect support (future); startup
-//	auto_batch_dml                   bool, false               conn (DML in read-write transactions batched)
-//	auto_batch_dml_update_count      int64, 1                  conn (rows a batched DML reports)
-//	auto_batch_dml_update_count_
-//	  verification                   bool, true                conn (batch counts checked against those)
-//	transaction_read_only            bool, false               conn (transactions read-only by default)
-//	transaction_deferrable           bool, false               no effect on Spanner (PostgreSQL compat.)
-//	transaction_batch_read_only      bool, false               conn (read-only transactions batch ones)
-//	transaction_timeout              duration, 0 (none)        conn (bounds a read-write transaction from
-//	                                                           its first statement, commit included)
-//	ddl_execution_mode               SYNC / ASYNC /            conn (DDL: wait for the operation, do not
-//	                                 ASYNC_WAIT, SYNC          wait, wait up to ddl_async_wait_timeout)
-//	ddl_async_wait_timeout           duration, 10s             conn (ASYNC_WAIT)
-//	default_sequence_kind            sequence kind, ""         conn (set as the database's default and
-//	                                                           DDL retried when DDL needs one)
-//	directed_read                    DirectedReadOptions in    conn (read-only requests; not sent
-//	                                 protobuf JSON, ""         for read-write ones)
-//	auto_partition_mode              bool, false               conn (queries read partitioned)
-//	data_boost_enabled               bool, false               conn (partition requests)
-//	max_partitions                   int64 >= 0, 0 (no hint)   conn (PartitionQuery hint)
-//	max_partitioned_parallelism      int64 >= 0, 1             conn (partitions read at once; 0: CPUs)
-//	commit_timestamp                 read-only                 FailedPrecondition in a DSN or SET; SHOW only
-//	commit_response                  read-only                 FailedPrecondition in a DSN or SET; SHOW only
-//	read_timestamp                   read-only                 FailedPrecondition in a DSN or SET; SHOW only
-//	raw_decode (rawDecode)           bool, false               decode/rows (raw mode)
-//	prefetch_messages                int 1..1024, 4            rows (read-ahead depth)
-//	max_buffered_bytes               int64 bytes, 128 MiB      conn (resume buffering)
-//	poison_raw_buffers               bool, false               rows (test aid)
+// Every property is declared once, in the table in properties.go: its
+// name, type, default, scope (ScopeStartup: DSN only; ScopeConnection: DSN,
+// SET, SET LOCAL and RESET; ScopeReadOnly: SHOW only), whether it is secret
+// or an option of transactions, and what it does in one line. Parse,
+// FormatDSN, SET and SHOW go by that table, Declarations reports it
+// (internal/connstate keeps a connection's values by it), and the
+// reference docs/properties.md is generated from it: TestPropertyDocs fails
+// when the file differs (go test ./dsn -run TestPropertyDocs -update
+// rewrites it).
 //
 // num_channels=0 and statement_cache_size=0 mean the default, as in
 // go-sql-spanner.

@@ -40,6 +40,34 @@ type property struct {
 	startup bool
 	// secret values are replaced by Redacted in String, fmt and errors.
 	secret bool
+
+	// typ is the value's type as the reference writes it; desc says in one
+	// line what the property does (both for Declarations and the
+	// generated docs/properties.md).
+	typ, desc string
+	// txnRW and txnRO mark an option of a read-write or a read-only
+	// transaction: the open transaction takes it when its first statement
+	// runs (package conn).
+	txnRW, txnRO bool
+}
+
+// doc sets the one-line description of the property.
+func (p property) doc(desc string) property {
+	p.desc = desc
+	return p
+}
+
+// typed overrides the type text the constructor gave the property.
+func (p property) typed(t string) property {
+	p.typ = t
+	return p
+}
+
+// txnOption marks the property as an option of read-write (rw) and/or
+// read-only (ro) transactions.
+func (p property) txnOption(rw, ro bool) property {
+	p.txnRW, p.txnRO = rw, ro
+	return p
 }
 
 func startup(p property) property {
@@ -95,8 +123,20 @@ func normKey(k string) string {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
+// rangeText is the type text of an integer property accepting lo..hi; a
+// bound at the type's (or int32's) limit is not written.
+func rangeText(typ string, lo, hi int64) string {
+	switch {
+	case lo == math.MinInt64:
+		return typ
+	case hi >= math.MaxInt32:
+		return typ + " ≥ " + itoa(lo)
+	}
+	return typ + " " + itoa(lo) + ".." + itoa(hi)
+}
+
 func stringProp(name string, f func(*Config) *string) property {
-	return property{name: name, kind: kindString,
+	return property{name: name, kind: kindString, typ: "string",
 		set: func(c *Config, v string) *Error { *f(c) = v; return nil },
 		get: func(c *Config) string { return *f(c) },
 	}
@@ -106,7 +146,7 @@ func stringProp(name string, f func(*Config) *string) property {
 // bit_reversed_positive, or "" (off). The value goes into an ALTER DATABASE
 // statement, so only letters, digits and underscores are accepted.
 func sequenceKindProp() property {
-	p := stringProp("default_sequence_kind", func(c *Config) *string { return &c.DefaultSequenceKind })
+	p := stringProp("default_sequence_kind", func(c *Config) *string { return &c.DefaultSequenceKind }).typed("sequence kind")
 	set := p.set
 	p.set = func(c *Config, v string) *Error {
 		v = strings.TrimSpace(v)
@@ -121,7 +161,7 @@ func sequenceKindProp() property {
 }
 
 func boolProp(name string, f func(*Config) *bool) property {
-	return property{name: name, kind: kindBool,
+	return property{name: name, kind: kindBool, typ: "bool",
 		set: func(c *Config, v string) *Error {
 			b, err := strconv.ParseBool(strings.TrimSpace(v))
 			if err != nil {
@@ -138,7 +178,7 @@ func boolProp(name string, f func(*Config) *bool) property {
 // intProp accepts lo..hi; when zeroDefault is non-zero, 0 stands for it
 // (go-sql-spanner uses 0 for "the default" on these keys).
 func intProp(name string, f func(*Config) *int, lo, hi, zeroDefault int) property {
-	return property{name: name, kind: kindInt,
+	return property{name: name, kind: kindInt, typ: rangeText("int", int64(lo), int64(hi)),
 		set: func(c *Config, v string) *Error {
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			if zeroDefault != 0 && err == nil && n == 0 {
@@ -160,7 +200,7 @@ func intProp(name string, f func(*Config) *int, lo, hi, zeroDefault int) propert
 
 // bytesProp reads a byte count, optionally with a KiB, MiB or GiB suffix.
 func bytesProp(name string, f func(*Config) *int64, lo int64) property {
-	return property{name: name, kind: kindInt,
+	return property{name: name, kind: kindInt, typ: "bytes (KiB, MiB or GiB suffix allowed)",
 		set: func(c *Config, v string) *Error {
 			s := strings.TrimSpace(v)
 			mul := int64(1)
@@ -188,7 +228,7 @@ func bytesProp(name string, f func(*Config) *int64, lo int64) property {
 // int64Prop accepts lo..hi and shows as an INT64, as go-sql-spanner's int64
 // properties do (its int ones show as text).
 func int64Prop(name string, f func(*Config) *int64, lo, hi int64) property {
-	return property{name: name, kind: kindInt,
+	return property{name: name, kind: kindInt, typ: rangeText("int64", lo, hi),
 		set: func(c *Config, v string) *Error {
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 			if err != nil || n < lo || n > hi {
@@ -206,7 +246,7 @@ func int64Prop(name string, f func(*Config) *int64, lo, hi int64) property {
 // Go syntax ("10s", "100ms", "5us", "1ns", "1m30s"), a bare integer meaning
 // milliseconds, or NULL meaning 0, as go-sql-spanner does.
 func durationProp(name string, f func(*Config) *time.Duration, hi time.Duration) property {
-	return property{name: name, kind: kindDuration,
+	return property{name: name, kind: kindDuration, typ: "duration",
 		set: func(c *Config, v string) *Error {
 			d, ok := parseDuration(v)
 			if !ok || d < 0 || (hi > 0 && d > hi) {
@@ -230,7 +270,7 @@ func durationProp(name string, f func(*Config) *time.Duration, hi time.Duration)
 // does for go-sql-spanner), where "" and NULL mean not set. SHOW answers ""
 // when it is not set and "0s" when it was set to 0, as go-sql-spanner does.
 func maxCommitDelayProp() property {
-	return property{name: "max_commit_delay", kind: kindDuration,
+	return property{name: "max_commit_delay", kind: kindDuration, typ: "duration",
 		set: func(c *Config, v string) *Error {
 			if s := strings.TrimSpace(v); s == "" || strings.EqualFold(s, "NULL") {
 				c.MaxCommitDelay, c.MaxCommitDelayZero = 0, false
@@ -277,7 +317,7 @@ func parseDuration(v string) (time.Duration, bool) {
 // underscores and hyphens against aliases; allowed names the canonical
 // spellings for the error text.
 func enumProp[T ~string](name string, f func(*Config) *T, aliases map[string]T, allowed string) property {
-	return property{name: name, kind: kindEnum,
+	return property{name: name, kind: kindEnum, typ: allowed,
 		set: func(c *Config, v string) *Error {
 			t, ok := aliases[normEnum(v)]
 			if !ok {
@@ -305,7 +345,7 @@ func normEnum(v string) string {
 }
 
 func readOnlyProp(name string) property {
-	return property{name: name, kind: kindReadOnly,
+	return property{name: name, kind: kindReadOnly, typ: "read-only",
 		set: func(c *Config, v string) *Error {
 			return readOnly(name, v, "read-only property; it can be shown but not set")
 		},
@@ -315,7 +355,7 @@ func readOnlyProp(name string) property {
 // directedReadProp keeps a spannerpb.DirectedReadOptions in protobuf JSON as
 // written, after checking that it parses.
 func directedReadProp() property {
-	return property{name: "directed_read", kind: kindString,
+	return property{name: "directed_read", kind: kindString, typ: "DirectedReadOptions in protobuf JSON",
 		set: func(c *Config, v string) *Error {
 			if strings.TrimSpace(v) != "" {
 				if err := protojson.Unmarshal([]byte(v), &spannerpb.DirectedReadOptions{}); err != nil {
@@ -416,33 +456,56 @@ func IsolationLevelName(l sql.IsolationLevel) string {
 	return ""
 }
 
+// properties declares every property once: its name, type, default (the
+// value NewConfig gives it), scope (startup, per connection or read-only),
+// whether it is secret or an option of transactions, and what it does.
+// Parse, FormatDSN, SET, SHOW, internal/connstate and the generated
+// docs/properties.md all read this table; the order is FormatDSN's.
 var properties = []property{
 	// Startup properties.
-	startup(stringProp("endpoint", func(c *Config) *string { return &c.Endpoint })),
-	startup(stringProp("authority", func(c *Config) *string { return &c.Authority })),
-	startup(stringProp("credentials", func(c *Config) *string { return &c.Credentials })),
-	secret(startup(stringProp("credentials_json", func(c *Config) *string { return &c.CredentialsJSON }))),
-	startup(boolProp("use_plain_text", func(c *Config) *bool { return &c.UsePlainText })),
-	startup(boolProp("auto_config_emulator", func(c *Config) *bool { return &c.AutoConfigEmulator })),
-	startup(boolProp("disable_native_metrics", func(c *Config) *bool { return &c.DisableNativeMetrics })),
-	startup(intProp("min_sessions", func(c *Config) *int { return &c.MinSessions }, 0, math.MaxInt32, 0)),
-	startup(intProp("max_sessions", func(c *Config) *int { return &c.MaxSessions }, 0, math.MaxInt32, 0)),
-	startup(intProp("num_channels", func(c *Config) *int { return &c.NumChannels }, 1, MaxNumChannels, DefaultNumChannels)),
-	startup(stringProp("database_role", func(c *Config) *string { return &c.DatabaseRole })),
-	startup(boolProp("disable_route_to_leader", func(c *Config) *bool { return &c.DisableRouteToLeader })),
-	startup(boolProp("enable_end_to_end_tracing", func(c *Config) *bool { return &c.EnableEndToEndTracing })),
-	startup(intProp("statement_cache_size", func(c *Config) *int { return &c.StatementCacheSize }, 1, math.MaxInt32, DefaultStatementCacheSize)),
-	startup(boolProp("disable_statement_cache", func(c *Config) *bool { return &c.DisableStatementCache })),
-	startup(durationProp("connect_timeout", func(c *Config) *time.Duration { return &c.ConnectTimeout }, 0)),
+	startup(stringProp("endpoint", func(c *Config) *string { return &c.Endpoint })).typed("host:port").
+		doc("Spanner API endpoint (also the DSN's HOST[:PORT] prefix); empty means SPANNER_EMULATOR_HOST if set, else localhost:9010 with auto_config_emulator, else " + DefaultEndpoint),
+	startup(stringProp("authority", func(c *Config) *string { return &c.Authority })).
+		doc("overrides the :authority header and the TLS server name, for private endpoints whose name differs from the certificate"),
+	startup(stringProp("credentials", func(c *Config) *string { return &c.Credentials })).typed("file path").
+		doc("path of a service account or other credentials JSON file"),
+	secret(startup(stringProp("credentials_json", func(c *Config) *string { return &c.CredentialsJSON }))).typed("JSON").
+		doc("credentials JSON given inline; secret: Config.String, every fmt verb, errors and SHOW VARIABLE give " + Redacted + " (FormatDSN keeps it)"),
+	startup(boolProp("use_plain_text", func(c *Config) *bool { return &c.UsePlainText })).
+		doc("connects without TLS and without credentials (the emulator, test servers)"),
+	startup(boolProp("auto_config_emulator", func(c *Config) *bool { return &c.AutoConfigEmulator })).
+		doc("connects to the emulator (localhost:9010 unless an endpoint is given) in plain text and creates the instance and database (with dialect) before the first statement"),
+	startup(boolProp("disable_native_metrics", func(c *Config) *bool { return &c.DisableNativeMetrics })).
+		doc("accepted for compatibility; no effect (spannerfast exports no native metrics)"),
+	startup(intProp("min_sessions", func(c *Config) *int { return &c.MinSessions }, 0, math.MaxInt32, 0)).
+		doc("accepted for compatibility; no effect (all connections share one multiplexed session)"),
+	startup(intProp("max_sessions", func(c *Config) *int { return &c.MaxSessions }, 0, math.MaxInt32, 0)).
+		doc("accepted for compatibility; no effect (all connections share one multiplexed session)"),
+	startup(intProp("num_channels", func(c *Config) *int { return &c.NumChannels }, 1, MaxNumChannels, DefaultNumChannels)).
+		doc("gRPC channels the connector opens and uses round-robin; 0 means the default"),
+	startup(stringProp("database_role", func(c *Config) *string { return &c.DatabaseRole })).
+		doc("fine-grained access control role the session is created with"),
+	startup(boolProp("disable_route_to_leader", func(c *Config) *bool { return &c.DisableRouteToLeader })).
+		doc("stops sending the route-to-leader header on read-write work"),
+	startup(boolProp("enable_end_to_end_tracing", func(c *Config) *bool { return &c.EnableEndToEndTracing })).
+		doc("asks Spanner for server-side traces (end-to-end tracing header)"),
+	startup(intProp("statement_cache_size", func(c *Config) *int { return &c.StatementCacheSize }, 1, math.MaxInt32, DefaultStatementCacheSize)).
+		doc("parsed statements cached per connector (LRU); 0 means the default"),
+	startup(boolProp("disable_statement_cache", func(c *Config) *bool { return &c.DisableStatementCache })).
+		doc("turns the per-connector cache of parsed statements off"),
+	startup(durationProp("connect_timeout", func(c *Config) *time.Duration { return &c.ConnectTimeout }, 0)).
+		doc("bounds the creation of the session (and the emulator set-up); 0: only the caller's context bounds it"),
 	startup(shown(enumProp("connection_state_type", func(c *Config) *ConnectionStateType { return &c.ConnectionStateType }, map[string]ConnectionStateType{
 		"DEFAULT": ConnectionStateDefault, "TRANSACTIONAL": ConnectionStateTransactional, "NONTRANSACTIONAL": ConnectionStateNonTransactional,
-	}, "DEFAULT, TRANSACTIONAL or NON_TRANSACTIONAL"), func(c *Config) any { return stateTypeText(c.ConnectionStateType) })),
+	}, "DEFAULT, TRANSACTIONAL or NON_TRANSACTIONAL"), func(c *Config) any { return stateTypeText(c.ConnectionStateType) })).
+		doc("TRANSACTIONAL: SET, SET LOCAL and RESET in a transaction are undone by its rollback or failed commit and kept by its commit; DEFAULT (GoogleSQL) and NON_TRANSACTIONAL keep them whatever the outcome"),
 	startup(enumProp("database_dialect", func(c *Config) *DatabaseDialect { return &c.DatabaseDialect }, map[string]DatabaseDialect{
 		"GOOGLESTANDARDSQL": DialectGoogleSQL, "GOOGLESQL": DialectGoogleSQL, "POSTGRESQL": DialectPostgreSQL,
-	}, "GOOGLE_STANDARD_SQL or POSTGRESQL")),
+	}, "GOOGLE_STANDARD_SQL or POSTGRESQL")).
+		doc("accepted and kept for PostgreSQL-dialect support (future); the driver speaks GoogleSQL"),
 
 	// Per-connection properties.
-	{name: "isolation_level", kind: kindEnum,
+	property{name: "isolation_level", kind: kindEnum, typ: "DEFAULT, SERIALIZABLE, REPEATABLE_READ or SNAPSHOT",
 		set: func(c *Config, v string) *Error {
 			l, ok := isolationNames[normEnum(v)]
 			if !ok {
@@ -458,25 +521,31 @@ var properties = []property{
 			return itoa(int64(c.IsolationLevel)) // unsupported: Validate reports it
 		},
 		show: func(c *Config) any { return c.IsolationLevel.String() },
-	},
+	}.txnOption(true, false).
+		doc("default isolation of read-write transactions (SNAPSHOT is REPEATABLE_READ on the wire)"),
 	enumProp("dialect", func(c *Config) *DatabaseDialect { return &c.Dialect }, map[string]DatabaseDialect{
 		"DATABASEDIALECTUNSPECIFIED": DialectUnspecified, "UNSPECIFIED": DialectUnspecified,
 		"GOOGLESTANDARDSQL": DialectGoogleSQL, "GOOGLESQL": DialectGoogleSQL, "POSTGRESQL": DialectPostgreSQL,
-	}, "GOOGLE_STANDARD_SQL, POSTGRESQL or DATABASE_DIALECT_UNSPECIFIED"),
+	}, "GOOGLE_STANDARD_SQL, POSTGRESQL or DATABASE_DIALECT_UNSPECIFIED").
+		doc("dialect of a database this connection creates (auto_config_emulator, CREATE DATABASE); unspecified means database_dialect"),
 	shown(enumProp("read_lock_mode", func(c *Config) *ReadLockMode { return &c.ReadLockMode }, map[string]ReadLockMode{
 		"UNSPECIFIED": ReadLockModeUnspecified, "READLOCKMODEUNSPECIFIED": ReadLockModeUnspecified,
 		"PESSIMISTIC": ReadLockModePessimistic, "OPTIMISTIC": ReadLockModeOptimistic,
-	}, "PESSIMISTIC, OPTIMISTIC or UNSPECIFIED"), func(c *Config) any { return c.ReadLockMode.Proto().String() }),
+	}, "PESSIMISTIC, OPTIMISTIC or UNSPECIFIED"), func(c *Config) any { return c.ReadLockMode.Proto().String() }).txnOption(true, false).
+		doc("read lock mode of read-write transactions"),
 	shown(enumProp("begin_transaction_option", func(c *Config) *BeginTransactionOption { return &c.BeginTransactionOption }, map[string]BeginTransactionOption{
 		"DEFAULT": BeginTransactionInline, "DEFAULTBEGINTRANSACTION": BeginTransactionInline,
 		"INLINE": BeginTransactionInline, "INLINED": BeginTransactionInline, "INLINEDBEGINTRANSACTION": BeginTransactionInline,
 		"EXPLICIT": BeginTransactionExplicit, "EXPLICITBEGINTRANSACTION": BeginTransactionExplicit,
-	}, "INLINE (or DEFAULT) or EXPLICIT"), func(c *Config) any { return beginOptionText(c.BeginTransactionOption) }),
+	}, "INLINE (or DEFAULT) or EXPLICIT"), func(c *Config) any { return beginOptionText(c.BeginTransactionOption) }).txnOption(true, true).
+		doc("how transactions begin: with their first statement (INLINE) or with a BeginTransaction call (EXPLICIT)"),
 	shown(enumProp("autocommit_dml_mode", func(c *Config) *AutocommitDMLMode { return &c.AutocommitDMLMode }, map[string]AutocommitDMLMode{
 		"TRANSACTIONAL": AutocommitTransactional, "PARTITIONEDNONATOMIC": AutocommitPartitionedNonAtomic,
-	}, "TRANSACTIONAL or PARTITIONED_NON_ATOMIC"), func(c *Config) any { return autocommitText(c.AutocommitDMLMode) }),
-	boolProp("retry_aborts_internally", func(c *Config) *bool { return &c.RetryAbortsInternally }),
-	{name: "read_only_staleness", kind: kindEnum,
+	}, "TRANSACTIONAL or PARTITIONED_NON_ATOMIC"), func(c *Config) any { return autocommitText(c.AutocommitDMLMode) }).
+		doc("how DML outside a transaction runs: in a read-write transaction of its own, or as partitioned DML"),
+	boolProp("retry_aborts_internally", func(c *Config) *bool { return &c.RetryAbortsInternally }).txnOption(true, false).
+		doc("replays an aborted read-write transaction and checks that it read the same"),
+	property{name: "read_only_staleness", kind: kindEnum, typ: "staleness",
 		set: func(c *Config, v string) *Error {
 			s, err := ParseStaleness(v)
 			if err != nil {
@@ -489,47 +558,82 @@ var properties = []property{
 		},
 		get:  func(c *Config) string { return c.ReadOnlyStaleness.String() },
 		show: func(c *Config) any { return stalenessText(c.ReadOnlyStaleness) },
-	},
+	}.txnOption(false, true).
+		doc("timestamp bound of read-only transactions and single-use queries: STRONG, EXACT_STALENESS 10s, MAX_STALENESS 10s, READ_TIMESTAMP <RFC 3339>, MIN_READ_TIMESTAMP <RFC 3339> (durations: an integer and s, ms, us or ns)"),
 	shown(enumProp("rpc_priority", func(c *Config) *Priority { return &c.RPCPriority }, priorityAliases, priorityAllowed),
-		func(c *Config) any { return c.RPCPriority.Proto().String() }),
+		func(c *Config) any { return c.RPCPriority.Proto().String() }).
+		doc("priority of every request"),
 	shown(enumProp("commit_priority", func(c *Config) *Priority { return &c.CommitPriority }, priorityAliases, priorityAllowed),
-		func(c *Config) any { return c.CommitPriority.Proto().String() }),
-	stringProp("optimizer_version", func(c *Config) *string { return &c.OptimizerVersion }),
-	stringProp("optimizer_statistics_package", func(c *Config) *string { return &c.OptimizerStatisticsPackage }),
-	boolProp("decode_to_native_arrays", func(c *Config) *bool { return &c.DecodeToNativeArrays }),
-	boolProp("decode_numeric_to_string", func(c *Config) *bool { return &c.DecodeNumericToString }),
-	stringProp("transaction_tag", func(c *Config) *string { return &c.TransactionTag }),
-	stringProp("statement_tag", func(c *Config) *string { return &c.StatementTag }),
-	maxCommitDelayProp(),
-	durationProp("statement_timeout", func(c *Config) *time.Duration { return &c.StatementTimeout }, 0),
-	boolProp("return_commit_stats", func(c *Config) *bool { return &c.ReturnCommitStats }),
-	boolProp("exclude_txn_from_change_streams", func(c *Config) *bool { return &c.ExcludeTxnFromChangeStreams }),
-	boolProp("auto_batch_dml", func(c *Config) *bool { return &c.AutoBatchDML }),
-	int64Prop("auto_batch_dml_update_count", func(c *Config) *int64 { return &c.AutoBatchDMLUpdateCount }, math.MinInt64, math.MaxInt64),
-	boolProp("auto_batch_dml_update_count_verification", func(c *Config) *bool { return &c.AutoBatchDMLUpdateCountVerification }),
-	boolProp("transaction_read_only", func(c *Config) *bool { return &c.TransactionReadOnly }),
-	boolProp("transaction_deferrable", func(c *Config) *bool { return &c.TransactionDeferrable }),
-	boolProp("transaction_batch_read_only", func(c *Config) *bool { return &c.TransactionBatchReadOnly }),
-	durationProp("transaction_timeout", func(c *Config) *time.Duration { return &c.TransactionTimeout }, 0),
+		func(c *Config) any { return c.CommitPriority.Proto().String() }).txnOption(true, false).
+		doc("priority of Commit requests"),
+	stringProp("optimizer_version", func(c *Config) *string { return &c.OptimizerVersion }).
+		doc("optimizer version sent in the query options"),
+	stringProp("optimizer_statistics_package", func(c *Config) *string { return &c.OptimizerStatisticsPackage }).
+		doc("optimizer statistics package sent in the query options"),
+	boolProp("decode_to_native_arrays", func(c *Config) *bool { return &c.DecodeToNativeArrays }).
+		doc("arrays decode to []bool, []int64, []string, ... instead of []spanner.NullBool, ... (a NULL element is an error)"),
+	boolProp("decode_numeric_to_string", func(c *Config) *bool { return &c.DecodeNumericToString }).
+		doc("NUMERIC decodes to its decimal text instead of big.Rat"),
+	stringProp("transaction_tag", func(c *Config) *string { return &c.TransactionTag }).txnOption(true, false).
+		doc("tag of the next read-write transaction (used once)"),
+	stringProp("statement_tag", func(c *Config) *string { return &c.StatementTag }).
+		doc("request tag of the next statement (used once)"),
+	maxCommitDelayProp().txnOption(true, false).
+		doc("lets Spanner delay commits for throughput (Spanner accepts up to 500ms); empty or NULL: not set"),
+	durationProp("statement_timeout", func(c *Config) *time.Duration { return &c.StatementTimeout }, 0).
+		doc("bounds each statement, its whole stream and commit included; 0: no timeout"),
+	boolProp("return_commit_stats", func(c *Config) *bool { return &c.ReturnCommitStats }).txnOption(true, false).
+		doc("asks Commit for commit statistics (SHOW VARIABLE commit_response)"),
+	boolProp("exclude_txn_from_change_streams", func(c *Config) *bool { return &c.ExcludeTxnFromChangeStreams }).txnOption(true, false).
+		doc("keeps the writes of read-write transactions and partitioned DML out of change streams"),
+	boolProp("auto_batch_dml", func(c *Config) *bool { return &c.AutoBatchDML }).
+		doc("buffers DML run with ExecContext in a read-write transaction and sends it as one batch before the next query, DML with THEN RETURN or the commit"),
+	int64Prop("auto_batch_dml_update_count", func(c *Config) *int64 { return &c.AutoBatchDMLUpdateCount }, math.MinInt64, math.MaxInt64).
+		doc("update count a buffered DML statement reports"),
+	boolProp("auto_batch_dml_update_count_verification", func(c *Config) *bool { return &c.AutoBatchDMLUpdateCountVerification }).
+		doc("checks Spanner's update counts of a buffered batch against the reported ones (FailedPrecondition when they differ)"),
+	boolProp("transaction_read_only", func(c *Config) *bool { return &c.TransactionReadOnly }).txnOption(true, true).
+		doc("BeginTx and BEGIN start read-only transactions"),
+	boolProp("transaction_deferrable", func(c *Config) *bool { return &c.TransactionDeferrable }).
+		doc("no effect on Spanner (PostgreSQL compatibility); [NOT] DEFERRABLE sets it for one transaction"),
+	boolProp("transaction_batch_read_only", func(c *Config) *bool { return &c.TransactionBatchReadOnly }).
+		doc("read-only transactions are batch read-only transactions"),
+	durationProp("transaction_timeout", func(c *Config) *time.Duration { return &c.TransactionTimeout }, 0).txnOption(true, false).
+		doc("bounds a read-write transaction from its first statement, commit included (DeadlineExceeded); 0: no timeout"),
 	enumProp("ddl_execution_mode", func(c *Config) *DDLExecutionMode { return &c.DDLExecutionMode }, map[string]DDLExecutionMode{
 		"SYNC": DDLSync, "ASYNC": DDLAsync, "ASYNCWAIT": DDLAsyncWait,
-	}, "SYNC, ASYNC or ASYNC_WAIT"),
-	durationProp("ddl_async_wait_timeout", func(c *Config) *time.Duration { return &c.DDLAsyncWaitTimeout }, 0),
-	sequenceKindProp(),
-	directedReadProp(),
-	boolProp("auto_partition_mode", func(c *Config) *bool { return &c.AutoPartitionMode }),
-	boolProp("data_boost_enabled", func(c *Config) *bool { return &c.DataBoostEnabled }),
-	int64Prop("max_partitions", func(c *Config) *int64 { return &c.MaxPartitions }, 0, math.MaxInt64),
-	int64Prop("max_partitioned_parallelism", func(c *Config) *int64 { return &c.MaxPartitionedParallelism }, 0, math.MaxInt32),
-	readOnlyProp("commit_timestamp"),
-	readOnlyProp("commit_response"),
-	readOnlyProp("read_timestamp"),
+	}, "SYNC, ASYNC or ASYNC_WAIT").
+		doc("how long DDL waits for its operation: to the end, not at all, or up to ddl_async_wait_timeout"),
+	durationProp("ddl_async_wait_timeout", func(c *Config) *time.Duration { return &c.DDLAsyncWaitTimeout }, 0).
+		doc("bounds the wait of ddl_execution_mode ASYNC_WAIT"),
+	sequenceKindProp().
+		doc("DDL refused for want of a sequence kind sets this as the database's default_sequence_kind and runs again; empty: off"),
+	directedReadProp().
+		doc("directed read options sent with read-only queries and transactions (not with read-write work)"),
+	boolProp("auto_partition_mode", func(c *Config) *bool { return &c.AutoPartitionMode }).
+		doc("runs every query as a partitioned query"),
+	boolProp("data_boost_enabled", func(c *Config) *bool { return &c.DataBoostEnabled }).
+		doc("runs partitioned queries with Data Boost"),
+	int64Prop("max_partitions", func(c *Config) *int64 { return &c.MaxPartitions }, 0, math.MaxInt64).
+		doc("partition count hint of partitioned queries; 0: no hint"),
+	int64Prop("max_partitioned_parallelism", func(c *Config) *int64 { return &c.MaxPartitionedParallelism }, 0, math.MaxInt32).
+		doc("partitions read at once; 0: one per CPU"),
+	readOnlyProp("commit_timestamp").typed("TIMESTAMP").
+		doc("commit timestamp of the last read-write transaction or DML; NULL until one commits"),
+	readOnlyProp("commit_response").typed("string (JSON)").
+		doc(`commit timestamp and statistics of the last commit; "" before anything ran, "null" after a statement or transaction without a commit`),
+	readOnlyProp("read_timestamp").typed("TIMESTAMP").
+		doc("read timestamp of the last read-only transaction or query; NULL until one ran"),
 
 	// spannerfast's own.
-	boolProp("raw_decode", func(c *Config) *bool { return &c.RawDecode }),
-	intProp("prefetch_messages", func(c *Config) *int { return &c.PrefetchMessages }, MinPrefetchMessages, MaxPrefetchMessages, 0),
-	bytesProp("max_buffered_bytes", func(c *Config) *int64 { return &c.MaxBufferedBytes }, 0),
-	boolProp("poison_raw_buffers", func(c *Config) *bool { return &c.PoisonRawBuffers }),
+	boolProp("raw_decode", func(c *Config) *bool { return &c.RawDecode }).
+		doc("raw decode: rows are decoded lazily from the receive buffers (also spelled rawDecode)"),
+	intProp("prefetch_messages", func(c *Config) *int { return &c.PrefetchMessages }, MinPrefetchMessages, MaxPrefetchMessages, 0).
+		doc("result messages read ahead per stream"),
+	bytesProp("max_buffered_bytes", func(c *Config) *int64 { return &c.MaxBufferedBytes }, 0).
+		doc("how much a stream buffers without a resume token before it stops being resumable"),
+	boolProp("poison_raw_buffers", func(c *Config) *bool { return &c.PoisonRawBuffers }).
+		doc("test aid: overwrites released receive buffers and reused slots (also SPANNERFAST_POISON_RAW_BUFFERS=true); slow"),
 }
 
 // byNorm maps a normalised key to its property.
