@@ -23,6 +23,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // Metadata header names Spanner requests carry.
@@ -34,7 +35,7 @@ const (
 )
 
 // UserAgent is the gRPC user agent of spannerfast's channels.
-const UserAgent = "spannerfast/" + Version
+const UserAgent = "spannerfast/" + transport.Version
 
 // EmulatorHostEnv names the environment variable that points the client at
 // an emulator (plain text, no credentials) when the DSN names no endpoint.
@@ -160,7 +161,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	c.md = metadata.Pairs(
 		HeaderResourcePrefix, c.dbPath,
 		HeaderRequestParams, "database="+url.QueryEscape(c.dbPath),
-		HeaderAPIClient, APIClientHeader(),
+		transport.HeaderAPIClient, transport.APIClientHeader(),
 	)
 	if cfg.EnableEndToEndTracing {
 		c.md.Set(HeaderEndToEndTracing, "true")
@@ -371,7 +372,7 @@ func (c *Client) createSession(ctx context.Context) (*sessionState, error) {
 	var (
 		resp *spannerpb.Session
 		err  error
-		b    backoff
+		b    transport.Backoff
 	)
 	for {
 		resp, err = c.Spanner().CreateSession(c.Context(ctx, true), req)
@@ -381,7 +382,7 @@ func (c *Client) createSession(ctx context.Context) (*sessionState, error) {
 		// Transient failures are retried until ctx (with connect_timeout)
 		// ends; the flight stays open meanwhile, so waiting callers never
 		// see an error that is still being retried.
-		if err = b.pause(ctx, sleepCtx, err); err != nil {
+		if err = b.Pause(ctx, transport.Sleep, err); err != nil {
 			return nil, fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // Commits whose outcome the driver cannot know.
@@ -75,7 +77,7 @@ func commitRetryable(err error) bool {
 // nevertheless have been applied: the call broke off rather than being
 // answered by a server that refused it.
 func commitMaybeApplied(err error) bool {
-	var rs *RetryStoppedError
+	var rs *transport.RetryStoppedError
 	if errors.As(err, &rs) {
 		return true
 	}
@@ -87,8 +89,8 @@ func commitMaybeApplied(err error) bool {
 }
 
 // callCommit sends a Commit, retrying it on UNAVAILABLE and
-// RESOURCE_EXHAUSTED with the usual backoff (at most maxUnaryAttempts
-// attempts), and reports an outcome it cannot know as a
+// RESOURCE_EXHAUSTED with the usual backoff (at most
+// transport.MaxUnaryAttempts attempts), and reports an outcome it cannot know as a
 // *CommitOutcomeUnknownError.
 func callCommit(ctx context.Context, call func(context.Context) (*spannerpb.CommitResponse, error)) (*spannerpb.CommitResponse, error) {
 	if err := ctx.Err(); err != nil {
@@ -96,7 +98,7 @@ func callCommit(ctx context.Context, call func(context.Context) (*spannerpb.Comm
 		return nil, status.FromContextError(err).Err()
 	}
 	var (
-		bo        backoff
+		bo        transport.Backoff
 		uncertain error // the first failure after which it may have committed
 	)
 	for attempt := 1; ; attempt++ {
@@ -107,7 +109,7 @@ func callCommit(ctx context.Context, call func(context.Context) (*spannerpb.Comm
 		if uncertain == nil && commitMaybeApplied(err) {
 			uncertain = err
 		}
-		if !commitRetryable(err) || attempt >= maxUnaryAttempts {
+		if !commitRetryable(err) || attempt >= transport.MaxUnaryAttempts {
 			return nil, commitFailure(uncertain, err)
 		}
 		if perr := pauseCommit(ctx, &bo, err); perr != nil {
@@ -116,15 +118,11 @@ func callCommit(ctx context.Context, call func(context.Context) (*spannerpb.Comm
 	}
 }
 
-// pauseCommit waits before the next attempt after err, as backoff.pause
+// pauseCommit waits before the next attempt after err, as Backoff.Pause
 // does, for the codes commitRetryable accepts (RESOURCE_EXHAUSTED without
 // a retry delay included).
-func pauseCommit(ctx context.Context, bo *backoff, err error) error {
-	bo.last = err
-	if cerr := sleepCtx(ctx, bo.delay(serverRetryDelay(status.Convert(err)))); cerr != nil {
-		return &RetryStoppedError{Context: cerr, Last: err}
-	}
-	return nil
+func pauseCommit(ctx context.Context, bo *transport.Backoff, err error) error {
+	return bo.Wait(ctx, transport.Sleep, err, transport.ServerRetryDelay(status.Convert(err)))
 }
 
 // commitFailure is the error of a Commit that failed with last, after an

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // DML outside a transaction (autocommit). With autocommit_dml_mode
@@ -108,7 +109,7 @@ func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRe
 
 func (c *Conn) partitionedOnce(ctx context.Context, session string, opts *spannerpb.TransactionOptions, tmpl *spannerpb.ExecuteSqlRequest) (int64, error) {
 	begin := &spannerpb.BeginTransactionRequest{Session: session, Options: opts, RequestOptions: tmpl.GetRequestOptions()}
-	tx, err := callUnary(c.client.SessionContext(ctx, session, true), func(ctx context.Context) (*spannerpb.Transaction, error) {
+	tx, err := transport.CallUnary(c.client.SessionContext(ctx, session, true), func(ctx context.Context) (*spannerpb.Transaction, error) {
 		return c.client.Spanner().BeginTransaction(ctx, begin)
 	})
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // A connection's own session and its place at the read-write gate, on the
@@ -143,7 +145,7 @@ func (c *Client) createRegularSession(ctx context.Context) (string, error) {
 		Database: c.dbPath,
 		Session:  &spannerpb.Session{CreatorRole: c.cfg.DatabaseRole},
 	}
-	var b backoff
+	var b transport.Backoff
 	for {
 		resp, err := c.Spanner().CreateSession(c.Context(ctx, true), req)
 		if err == nil {
@@ -152,7 +154,7 @@ func (c *Client) createRegularSession(ctx context.Context) (string, error) {
 			}
 			return resp.GetName(), nil
 		}
-		if err = b.pause(ctx, sleepCtx, err); err != nil {
+		if err = b.Pause(ctx, transport.Sleep, err); err != nil {
 			return "", fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -473,7 +474,7 @@ func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []
 		// (some servers read it without a nil check).
 		PartitionOptions: &spannerpb.PartitionOptions{MaxPartitions: c.maxPartitions(opts), PartitionSizeBytes: opts.PartitionBytes},
 	}
-	resp, err := callUnary(c.client.SessionContext(ctx, t.session, false), func(ctx context.Context) (*spannerpb.PartitionResponse, error) {
+	resp, err := transport.CallUnary(c.client.SessionContext(ctx, t.session, false), func(ctx context.Context) (*spannerpb.PartitionResponse, error) {
 		return c.client.Spanner().PartitionQuery(ctx, preq)
 	})
 	if err != nil {

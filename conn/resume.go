@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/internal/wire"
 )
 
@@ -64,9 +65,9 @@ type resumableStream struct {
 	resumable    bool
 	done         bool  // src ended (EOF or error)
 	finalErr     error // returned after ready drains; io.EOF at normal end
-	backoff      backoff
+	backoff      transport.Backoff
 	closed       bool
-	sleep        sleepFunc
+	sleep        transport.SleepFunc
 	// detached: the call ended with a message marked last and a goroutine
 	// reads its end (drainAfterLast), which owns call from then on.
 	detached atomic.Bool
@@ -102,7 +103,7 @@ func newResumableStream(ctx context.Context, cancel context.CancelFunc, open ope
 
 // init is newResumableStream for a stream embedded in a bigger object.
 func (s *resumableStream) init(ctx context.Context, call callControl, open opener, maxBuffered int64) {
-	*s = resumableStream{ctx: ctx, call: call, open: open, maxBuffered: maxBuffered, resumable: true, sleep: sleepCtx}
+	*s = resumableStream{ctx: ctx, call: call, open: open, maxBuffered: maxBuffered, resumable: true, sleep: transport.Sleep}
 	s.pending, s.ready = s.pendingBuf[:0], s.readyBuf[:0]
 }
 
@@ -147,7 +148,7 @@ func (s *resumableStream) fill() error {
 	// io.EOF, the normal end, is checked first: retryDelay would build a
 	// status for it on every query.
 	if err != io.EOF && s.resumable {
-		if retry, _ := retryDelay(err); retry {
+		if retry, _ := transport.RetryDelay(err); retry {
 			s.restart(err)
 			return nil
 		}
@@ -155,7 +156,7 @@ func (s *resumableStream) fill() error {
 	// End of stream, or a failure that will not be retried: what was read is
 	// final either way, so hand it out before reporting the end.
 	if err != io.EOF {
-		err = s.backoff.final(s.ctx, err)
+		err = s.backoff.Final(s.ctx, err)
 	}
 	s.end(err)
 	if err == io.EOF {
@@ -195,7 +196,7 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 		}
 		s.token = append(s.token[:0], f.Msg.ResumeToken...)
 		s.resumable = true
-		s.backoff.reset()
+		s.backoff.Reset()
 		s.flushPending()
 	case s.pendingBytes > s.maxBuffered:
 		s.resumable = false
@@ -263,7 +264,7 @@ func (s *resumableStream) restart(err error) {
 	}
 	clear(s.pending)
 	s.pending, s.pendingBytes = s.pending[:0], 0
-	if err := s.backoff.pause(s.ctx, s.sleep, err); err != nil {
+	if err := s.backoff.Pause(s.ctx, s.sleep, err); err != nil {
 		s.end(err)
 		return
 	}
@@ -279,7 +280,7 @@ func (s *resumableStream) connect() {
 			s.src = src
 			return
 		}
-		if err := s.backoff.pause(s.ctx, s.sleep, err); err != nil {
+		if err := s.backoff.Pause(s.ctx, s.sleep, err); err != nil {
 			s.end(err)
 			return
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -17,74 +16,20 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/internal/wire"
 )
 
 var errUnavailable = status.Error(codes.Unavailable, "test: UNAVAILABLE")
 
-// ceilings are the first backoff ceilings: 20 ms, x1.3 each.
+// ceilings are the first backoff ceilings: 20 ms, x1.3 each (the policy of
+// transport.Backoff, whose own tests pin it).
 func ceilings(n int) []time.Duration {
-	out := []time.Duration{backoffInitial}
+	out := []time.Duration{20 * time.Millisecond}
 	for len(out) < n {
-		out = append(out, time.Duration(float64(out[len(out)-1])*backoffMultiplier))
+		out = append(out, time.Duration(float64(out[len(out)-1])*1.3))
 	}
 	return out
-}
-
-func TestBackoffJitterBounds(t *testing.T) {
-	// The largest draw gives the ceiling itself, the smallest 1ns.
-	high := backoff{rand: func(n int64) int64 { return n - 1 }}
-	low := backoff{rand: func(int64) int64 { return 0 }}
-	for i, c := range ceilings(8) {
-		if d := high.delay(0); d != c {
-			t.Fatalf("attempt %d: largest delay %v, want the ceiling %v", i, d, c)
-		}
-		if d := low.delay(0); d != 1 {
-			t.Fatalf("attempt %d: smallest delay %v, want 1ns", i, d)
-		}
-	}
-	// With a real random source every delay is in (0, ceiling] and they
-	// are not all the same.
-	rng := rand.New(rand.NewPCG(1, 2))
-	seen := map[time.Duration]bool{}
-	for range 200 {
-		b := backoff{rand: rng.Int64N}
-		for i, c := range ceilings(5) {
-			d := b.delay(0)
-			if d <= 0 || d > c {
-				t.Fatalf("attempt %d: delay %v outside (0, %v]", i, d, c)
-			}
-			if i == 0 {
-				seen[d] = true
-			}
-		}
-	}
-	if len(seen) < 100 {
-		t.Fatalf("only %d distinct first delays in 200 draws: no jitter", len(seen))
-	}
-}
-
-func TestBackoffCapServerDelayAndReset(t *testing.T) {
-	b := backoff{rand: func(n int64) int64 { return n - 1 }}
-	var last time.Duration
-	for range 100 {
-		last = b.delay(0)
-	}
-	if last != backoffMax {
-		t.Fatalf("delay after 100 attempts %v, want the cap %v", last, backoffMax)
-	}
-	// A server delay is used as it is, and the ceiling still advances.
-	b.reset()
-	if d := b.delay(3 * time.Second); d != 3*time.Second {
-		t.Fatalf("server delay: %v, want 3s", d)
-	}
-	if d := b.delay(0); d != ceilings(2)[1] {
-		t.Fatalf("after a server delay: %v, want %v", d, ceilings(2)[1])
-	}
-	b.reset()
-	if d := b.delay(0); d != backoffInitial {
-		t.Fatalf("after reset: %v, want %v", d, backoffInitial)
-	}
 }
 
 // script is one attempt of a scripted stream: an error from open, or frames
@@ -141,7 +86,7 @@ func newScripted(t *testing.T, maxBuffered int64, attempts ...script) *scripted 
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	sc.resumableStream = newResumableStream(ctx, cancel, openFunc(open), maxBuffered)
-	sc.backoff.rand = func(n int64) int64 { return n - 1 }
+	sc.backoff.Rand = func(n int64) int64 { return n - 1 }
 	sc.sleep = func(ctx context.Context, d time.Duration) error {
 		sc.sleeps = append(sc.sleeps, d)
 		return ctx.Err()
@@ -239,7 +184,7 @@ func TestStreamRetryStoppedByContext(t *testing.T) {
 	defer cancel()
 	s.ctx = ctx
 	_, err := drain(t, s.resumableStream)
-	var stopped *RetryStoppedError
+	var stopped *transport.RetryStoppedError
 	if !errors.As(err, &stopped) || status.Code(err) != codes.DeadlineExceeded ||
 		!errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, errUnavailable) {
 		t.Fatalf("got %v (code %v), want a RetryStoppedError with DEADLINE_EXCEEDED wrapping the UNAVAILABLE", err, status.Code(err))

@@ -10,7 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/spannerfast/spannerfast/conn"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // TestSessionRetriesTransientFailures: CreateSession failing with
@@ -64,7 +64,7 @@ func TestSessionRetryBoundedByTimeouts(t *testing.T) {
 		start := time.Now()
 		_, err := client.Session(ctx)
 		elapsed := time.Since(start)
-		var stopped *conn.RetryStoppedError
+		var stopped *transport.RetryStoppedError
 		if status.Code(err) != codes.DeadlineExceeded || !errors.As(err, &stopped) || !errors.Is(err, c.wantCause) ||
 			status.Code(stopped.Last) != codes.Unavailable {
 			t.Fatalf("%s: %v (code %v), want DEADLINE_EXCEEDED after retrying UNAVAILABLE", c.name, err, status.Code(err))

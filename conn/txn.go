@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // txn is a connection's open transaction, read-only or read-write.
@@ -180,7 +181,7 @@ func (t *txn) begin(ctx context.Context, mutationKey *spannerpb.Mutation) error 
 		RequestOptions: t.requestOptions(""),
 		MutationKey:    mutationKey,
 	}
-	tx, err := callUnary(t.c.client.SessionContext(ctx, t.session, t.leader()), func(ctx context.Context) (*spannerpb.Transaction, error) {
+	tx, err := transport.CallUnary(t.c.client.SessionContext(ctx, t.session, t.leader()), func(ctx context.Context) (*spannerpb.Transaction, error) {
 		return t.c.client.Spanner().BeginTransaction(ctx, req)
 	})
 	if err != nil {
@@ -302,7 +303,7 @@ func (t *txn) rollback(ctx context.Context) error {
 		return nil
 	}
 	req := &spannerpb.RollbackRequest{Session: t.session, TransactionId: t.id}
-	_, err := callUnary(t.c.client.SessionContext(ctx, t.session, true), func(ctx context.Context) (*emptypb.Empty, error) {
+	_, err := transport.CallUnary(t.c.client.SessionContext(ctx, t.session, true), func(ctx context.Context) (*emptypb.Empty, error) {
 		return t.c.client.Spanner().Rollback(ctx, req)
 	})
 	return err

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -143,7 +144,7 @@ func (t *txn) runDML(ctx context.Context, s *dmlStatement) ([]int64, *spannerpb.
 		var rs *spannerpb.ResultSet
 		err := t.run(ctx, true, func(sel *spannerpb.TransactionSelector) ([]byte, error) {
 			req := t.attemptRequest(s.req, sel)
-			out, err := callUnary(t.c.client.SessionContext(ctx, t.session, true), func(ctx context.Context) (*spannerpb.ResultSet, error) {
+			out, err := transport.CallUnary(t.c.client.SessionContext(ctx, t.session, true), func(ctx context.Context) (*spannerpb.ResultSet, error) {
 				return t.c.client.Spanner().ExecuteSql(ctx, req)
 			})
 			if err != nil {
@@ -171,7 +172,7 @@ func (t *txn) runDML(ctx context.Context, s *dmlStatement) ([]int64, *spannerpb.
 			RequestOptions: t.requestOptions(s.tag),
 			LastStatements: t.lastStmt,
 		}
-		resp, err := callUnary(t.c.client.SessionContext(ctx, t.session, true), func(ctx context.Context) (*spannerpb.ExecuteBatchDmlResponse, error) {
+		resp, err := transport.CallUnary(t.c.client.SessionContext(ctx, t.session, true), func(ctx context.Context) (*spannerpb.ExecuteBatchDmlResponse, error) {
 			return t.c.client.Spanner().ExecuteBatchDml(ctx, req)
 		})
 		if err != nil {

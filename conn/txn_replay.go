@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -101,14 +102,14 @@ func (t *txn) withAbortReplay(ctx context.Context, f func() error) error {
 // RunTransaction function) is retried whole this way; an open transaction
 // is replayed instead.
 func retryAborted[T any](ctx context.Context, maxRetries int, attempt func() (T, error)) (T, error) {
-	var bo backoff
+	var bo transport.Backoff
 	for n := 0; ; n++ {
 		out, err := attempt()
 		if !isAborted(err) || n == maxRetries {
 			return out, err
 		}
-		if cerr := sleepCtx(ctx, bo.delay(abortDelay(err))); cerr != nil {
-			return out, &RetryStoppedError{Context: cerr, Last: err}
+		if werr := bo.Wait(ctx, transport.Sleep, err, abortDelay(err)); werr != nil {
+			return out, werr
 		}
 	}
 }
@@ -125,15 +126,15 @@ func RetryOnAbort(ctx context.Context, f func() error) error {
 
 // abortDelay is the wait an ABORTED error asks for (its RetryInfo), 0 if
 // none.
-func abortDelay(err error) time.Duration { return serverRetryDelay(status.Convert(err)) }
+func abortDelay(err error) time.Duration { return transport.ServerRetryDelay(status.Convert(err)) }
 
 // replayAfter waits the delay Spanner asked for (or a backoff), then
 // begins a new transaction and replays the log, starting over when the
 // replay itself is aborted.
 func (t *txn) replayAfter(ctx context.Context, cause error) error {
-	var bo backoff
+	var bo transport.Backoff
 	for n := 0; ; n++ {
-		if err := sleepCtx(ctx, bo.delay(abortDelay(cause))); err != nil {
+		if err := transport.Sleep(ctx, bo.Delay(abortDelay(cause))); err != nil {
 			return cause
 		}
 		t.restart()

@@ -10,6 +10,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 func abortedAfter(d time.Duration) error {
@@ -55,7 +57,7 @@ func TestRetryOnAbort(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || status.Code(err) != codes.DeadlineExceeded || time.Since(start) > 10*time.Second {
 		t.Fatalf("RetryOnAbort with an ending context = %v", err)
 	}
-	var stopped *RetryStoppedError
+	var stopped *transport.RetryStoppedError
 	if !errors.As(err, &stopped) || status.Code(stopped.Last) != codes.Aborted {
 		t.Fatalf("RetryOnAbort's error %v does not carry the abort", err)
 	}

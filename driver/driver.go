@@ -7,10 +7,16 @@ import (
 	"sync"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // Name is the name spannerfast registers with database/sql.
 const Name = "spannerfast"
+
+// Version is the version of spannerfast's source tree. Requests report the
+// version the build selected, when spannerfast is a dependency with one
+// (see the x-goog-api-client header).
+const Version = transport.Version
 
 func init() {
 	sql.Register(Name, &Driver{})

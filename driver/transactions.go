@@ -12,6 +12,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // ErrAbortedDueToConcurrentModification is the error of a read-write
@@ -38,6 +39,13 @@ type StatementError = conn.StatementError
 // BatchError is the error of a DML batch in which a statement failed; its
 // BatchUpdateCounts hold the update counts of the statements that ran before it.
 type BatchError = conn.BatchError
+
+// RetryStoppedError is the error when a context (the caller's, or the one
+// statement_timeout or connect_timeout made) ends while a transient failure
+// is being retried. Its gRPC code is the context's (DEADLINE_EXCEEDED or
+// CANCELED), and errors.Is matches both the context's error and the last
+// transient failure.
+type RetryStoppedError = transport.RetryStoppedError
 
 // WithDisableRetryAborts returns an isolation level for sql.TxOptions that
 // keeps level and turns off the internal replay of aborted transactions

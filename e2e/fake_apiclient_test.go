@@ -10,8 +10,8 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // TestAPIClientHeader: every call the driver makes, data and admin, unary
@@ -19,13 +19,13 @@ import (
 // format (gl-go/<go> gccl/<library version> grpc/<grpc version>), with
 // spannerfast's version.
 func TestAPIClientHeader(t *testing.T) {
-	want := conn.APIClientHeader()
+	want := transport.APIClientHeader()
 	goVersion := strings.TrimPrefix(runtime.Version(), "go")
 	if !regexp.MustCompile(`^gl-go/\S+ gccl/\S+ grpc/\S+$`).MatchString(want) ||
 		!strings.HasPrefix(want, "gl-go/"+goVersion) ||
-		!strings.Contains(want, " gccl/"+conn.Version+" ") ||
+		!strings.Contains(want, " gccl/"+transport.Version+" ") ||
 		!strings.HasSuffix(want, " grpc/"+grpc.Version) {
-		t.Fatalf("x-goog-api-client %q; want gl-go/%s gccl/%s grpc/%s", want, goVersion, conn.Version, grpc.Version)
+		t.Fatalf("x-goog-api-client %q; want gl-go/%s gccl/%s grpc/%s", want, goVersion, transport.Version, grpc.Version)
 	}
 
 	ctx := context.Background()
@@ -68,7 +68,7 @@ func TestAPIClientHeader(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range s.Requests() {
 		seen[r.Method] = true
-		if got := r.Header.Get(conn.HeaderAPIClient); !slices.Equal(got, []string{want}) {
+		if got := r.Header.Get(transport.HeaderAPIClient); !slices.Equal(got, []string{want}) {
 			t.Errorf("%s: x-goog-api-client %q, want [%q]", r.Method, got, want)
 		}
 	}

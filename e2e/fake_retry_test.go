@@ -16,8 +16,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // TestFakeResumableAgainAfterToken: a stream that went past
@@ -189,7 +189,7 @@ func TestFakeStreamStartRetried(t *testing.T) {
 	s := fakespanner.Start(t)
 	faultQuery(t, s)
 	s.AddMethodFault("ExecuteStreamingSql", fakespanner.Fault{Err: fakespanner.ErrInternal, Times: -1})
-	if _, _, err := readCanon(ctx, openFake(t, s), "q"); status.Code(err) != codes.Internal || errors.As(err, new(*conn.RetryStoppedError)) {
+	if _, _, err := readCanon(ctx, openFake(t, s), "q"); status.Code(err) != codes.Internal || errors.As(err, new(*transport.RetryStoppedError)) {
 		t.Fatalf("non-transient INTERNAL: %v, want it as it is", err)
 	}
 	if n := len(s.RequestsFor("ExecuteStreamingSql")); n != 1 {
@@ -206,7 +206,7 @@ func TestFakeRetryDeadline(t *testing.T) {
 	const limit = 1500 * time.Millisecond
 	check := func(name string, s *fakespanner.Server, method string, err error, elapsed time.Duration) {
 		t.Helper()
-		var stopped *conn.RetryStoppedError
+		var stopped *transport.RetryStoppedError
 		if status.Code(err) != codes.DeadlineExceeded || !errors.As(err, &stopped) ||
 			!errors.Is(stopped.Last, fakespanner.ErrUnavailable) {
 			t.Fatalf("%s: %v (code %v), want DEADLINE_EXCEEDED naming the last UNAVAILABLE", name, err, status.Code(err))

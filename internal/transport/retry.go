@@ -1,4 +1,4 @@
-package conn
+package transport
 
 import (
 	"context"
@@ -22,14 +22,15 @@ var internalRetryMessages = []string{
 	"Authentication backend internal server error. Please retry",
 }
 
-// retryDelay reports whether err may be retried by resuming the stream, and
-// the delay the server asked for (0 if none).
-func retryDelay(err error) (retry bool, serverDelay time.Duration) {
+// RetryDelay reports whether err is a transient failure that may be
+// retried (by resuming a stream or calling again), and the delay the server
+// asked for (0 if none).
+func RetryDelay(err error) (retry bool, serverDelay time.Duration) {
 	s, ok := status.FromError(err)
 	if !ok {
 		return false, 0
 	}
-	delay := serverRetryDelay(s)
+	delay := ServerRetryDelay(s)
 	switch s.Code() {
 	case codes.Unavailable:
 		return true, delay
@@ -45,7 +46,9 @@ func retryDelay(err error) (retry bool, serverDelay time.Duration) {
 	return false, 0
 }
 
-func serverRetryDelay(s *status.Status) time.Duration {
+// ServerRetryDelay is the delay the server asked for in the RetryInfo of
+// s, 0 if none.
+func ServerRetryDelay(s *status.Status) time.Duration {
 	for _, d := range s.Details() {
 		if ri, ok := d.(*errdetails.RetryInfo); ok && ri.GetRetryDelay() != nil {
 			return ri.GetRetryDelay().AsDuration()
@@ -54,17 +57,18 @@ func serverRetryDelay(s *status.Status) time.Duration {
 	return 0
 }
 
-// backoff is the wait between attempts after a transient failure: full
+// Backoff is the wait between attempts after a transient failure: full
 // jitter (uniform in (0, ceiling]) with a ceiling that starts at 20 ms,
 // grows x1.3 per attempt and is capped at 32 s, as the official client's
-// default. A server RetryInfo delay replaces the jittered one. reset starts
+// default. A server RetryInfo delay replaces the jittered one. Reset starts
 // over after progress, so a long stream that hits a failure now and then
 // does not inherit an old, long wait.
-type backoff struct {
+// The zero value is ready to use.
+type Backoff struct {
 	ceiling time.Duration
-	// rand returns a value in [0, n); nil means math/rand/v2. Tests
-	// inject a fixed source.
-	rand func(n int64) int64
+	// Rand returns a value in [0, n); nil means math/rand/v2. Tests
+	// inject a fixed source (n-1: every delay is the ceiling).
+	Rand func(n int64) int64
 	last error // the last transient failure retried, if any
 }
 
@@ -74,9 +78,9 @@ const (
 	backoffMultiplier = 1.3
 )
 
-// delay returns the wait before the next attempt and advances the ceiling.
+// Delay returns the wait before the next attempt and advances the ceiling.
 // serverDelay (from RetryInfo), if positive, is used as it is.
-func (b *backoff) delay(serverDelay time.Duration) time.Duration {
+func (b *Backoff) Delay(serverDelay time.Duration) time.Duration {
 	if b.ceiling == 0 {
 		b.ceiling = backoffInitial
 	}
@@ -85,21 +89,21 @@ func (b *backoff) delay(serverDelay time.Duration) time.Duration {
 	if serverDelay > 0 {
 		return serverDelay
 	}
-	rnd := b.rand
+	rnd := b.Rand
 	if rnd == nil {
 		rnd = rand.Int64N
 	}
 	return 1 + time.Duration(rnd(int64(ceiling)))
 }
 
-// reset makes the next delay start from the initial ceiling again and
+// Reset makes the next delay start from the initial ceiling again and
 // forgets the failure being retried.
-func (b *backoff) reset() { b.ceiling, b.last = 0, nil }
+func (b *Backoff) Reset() { b.ceiling, b.last = 0, nil }
 
-// final returns the error that ends the retries on failure err, which is
+// Final returns the error that ends the retries on failure err, which is
 // not transient: a *RetryStoppedError if ctx ended while an earlier failure
 // was being retried (the attempt failed because of that), else err.
-func (b *backoff) final(ctx context.Context, err error) error {
+func (b *Backoff) Final(ctx context.Context, err error) error {
 	cerr := ctx.Err()
 	if cerr == nil && status.Code(err) == codes.DeadlineExceeded {
 		// gRPC enforces the deadline with its own timer, which may fire
@@ -114,20 +118,30 @@ func (b *backoff) final(ctx context.Context, err error) error {
 	return err
 }
 
-// sleepFunc waits d or until ctx ends, returning ctx.Err() in that case.
-type sleepFunc func(ctx context.Context, d time.Duration) error
+// SleepFunc waits d or until ctx ends, returning ctx.Err() in that case.
+// Sleep is the real one; tests record the waits instead.
+type SleepFunc func(ctx context.Context, d time.Duration) error
 
-// pause decides what follows the failure err of an attempt: nil after
+// Pause decides what follows the failure err of an attempt: nil after
 // waiting out the backoff when err is transient (the caller makes another
 // attempt); err itself when it is not; a *RetryStoppedError when ctx ended
 // during the wait, or ended an attempt that retried an earlier failure.
-func (b *backoff) pause(ctx context.Context, sleep sleepFunc, err error) error {
-	retry, serverDelay := retryDelay(err)
+func (b *Backoff) Pause(ctx context.Context, sleep SleepFunc, err error) error {
+	retry, serverDelay := RetryDelay(err)
 	if !retry {
-		return b.final(ctx, err)
+		return b.Final(ctx, err)
 	}
+	return b.Wait(ctx, sleep, err, serverDelay)
+}
+
+// Wait waits out the backoff after the failure err, which the caller has
+// decided to retry (Pause decides by the transient-failure rules; commits
+// and aborted transactions have rules of their own), with serverDelay
+// (from RetryInfo) if positive. It returns nil after the wait, or a
+// *RetryStoppedError naming err when ctx ends first.
+func (b *Backoff) Wait(ctx context.Context, sleep SleepFunc, err error, serverDelay time.Duration) error {
 	b.last = err
-	if cerr := sleep(ctx, b.delay(serverDelay)); cerr != nil {
+	if cerr := sleep(ctx, b.Delay(serverDelay)); cerr != nil {
 		return &RetryStoppedError{Context: cerr, Last: err}
 	}
 	return nil
@@ -154,7 +168,8 @@ func (e *RetryStoppedError) GRPCStatus() *status.Status {
 
 func (e *RetryStoppedError) Unwrap() []error { return []error{e.Context, e.Last} }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// Sleep waits d or until ctx ends, returning ctx.Err() in that case.
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
