@@ -2,11 +2,12 @@ package spannerfasttest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
-	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"cloud.google.com/go/spanner/spansql"
+	"github.com/spannerfast/spannerfast/spannerfasttest/internal/infoschema"
 )
 
 // catalog is the schema as Spanner would describe it, kept from the DDL
@@ -36,6 +37,29 @@ type namedConstraint struct {
 }
 
 func newCatalog() *catalog { return &catalog{} }
+
+var _ infoschema.Catalog = (*catalog)(nil)
+
+// Schema returns a snapshot of the catalog for INFORMATION_SCHEMA: copies
+// of the lists DDL changes in place, so that a query sees one schema
+// while DDL goes on.
+func (c *catalog) Schema() infoschema.Schema {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := infoschema.Schema{Indexes: slices.Clone(c.indexes), Views: slices.Clone(c.views)}
+	for _, t := range c.tables {
+		st := infoschema.Table{Name: t.name, Columns: slices.Clone(t.cols), PrimaryKey: t.pk,
+			Interleave: t.interleave, RowDeletionPolicy: t.rdp}
+		for _, ck := range t.checks {
+			st.Checks = append(st.Checks, ck.name)
+		}
+		for _, fk := range t.fks {
+			st.ForeignKeys = append(st.ForeignKeys, fk.name)
+		}
+		s.Tables = append(s.Tables, st)
+	}
+	return s
+}
 
 func (c *catalog) tableLocked(name string) *catTable {
 	for _, t := range c.tables {
@@ -199,186 +223,4 @@ func containsFold(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// isRel is one INFORMATION_SCHEMA table: column names and types as
-// Spanner declares them, and rows of nil, string, int64 or bool.
-type isRel struct {
-	cols  []string
-	types []spannerpb.TypeCode
-	rows  [][]any
-}
-
-const (
-	tString = spannerpb.TypeCode_STRING
-	tInt64  = spannerpb.TypeCode_INT64
-	tBool   = spannerpb.TypeCode_BOOL
-)
-
-// isTables lists the INFORMATION_SCHEMA tables answered here, with their
-// columns in Spanner's order.
-var isTables = map[string][]struct {
-	name string
-	typ  spannerpb.TypeCode
-}{
-	"TABLES": {{"TABLE_CATALOG", tString}, {"TABLE_SCHEMA", tString}, {"TABLE_NAME", tString},
-		{"PARENT_TABLE_NAME", tString}, {"ON_DELETE_ACTION", tString}, {"TABLE_TYPE", tString},
-		{"SPANNER_STATE", tString}, {"INTERLEAVE_TYPE", tString}, {"ROW_DELETION_POLICY_EXPRESSION", tString}},
-	"COLUMNS": {{"TABLE_CATALOG", tString}, {"TABLE_SCHEMA", tString}, {"TABLE_NAME", tString},
-		{"COLUMN_NAME", tString}, {"ORDINAL_POSITION", tInt64}, {"COLUMN_DEFAULT", tString},
-		{"DATA_TYPE", tString}, {"IS_NULLABLE", tString}, {"SPANNER_TYPE", tString},
-		{"IS_GENERATED", tString}, {"IS_HIDDEN", tBool}, {"GENERATION_EXPRESSION", tString},
-		{"ON_UPDATE_EXPRESSION", tString}, {"IS_STORED", tString}, {"SPANNER_STATE", tString},
-		{"IS_IDENTITY", tString}, {"IDENTITY_GENERATION", tString}, {"IDENTITY_KIND", tString},
-		{"IDENTITY_START_WITH_COUNTER", tString}, {"IDENTITY_SKIP_RANGE_MIN", tString},
-		{"IDENTITY_SKIP_RANGE_MAX", tString}},
-	"INDEXES": {{"TABLE_CATALOG", tString}, {"TABLE_SCHEMA", tString}, {"TABLE_NAME", tString},
-		{"INDEX_NAME", tString}, {"INDEX_TYPE", tString}, {"PARENT_TABLE_NAME", tString},
-		{"IS_UNIQUE", tBool}, {"IS_NULL_FILTERED", tBool}, {"INDEX_STATE", tString},
-		{"FILTER", tString}, {"SPANNER_IS_MANAGED", tBool}},
-	"INDEX_COLUMNS": {{"TABLE_CATALOG", tString}, {"TABLE_SCHEMA", tString}, {"TABLE_NAME", tString},
-		{"INDEX_NAME", tString}, {"INDEX_TYPE", tString}, {"COLUMN_NAME", tString},
-		{"ORDINAL_POSITION", tInt64}, {"COLUMN_ORDERING", tString}, {"IS_NULLABLE", tString},
-		{"SPANNER_TYPE", tString}},
-	"TABLE_CONSTRAINTS": {{"CONSTRAINT_CATALOG", tString}, {"CONSTRAINT_SCHEMA", tString},
-		{"CONSTRAINT_NAME", tString}, {"TABLE_CATALOG", tString}, {"TABLE_SCHEMA", tString},
-		{"TABLE_NAME", tString}, {"CONSTRAINT_TYPE", tString}, {"IS_DEFERRABLE", tString},
-		{"INITIALLY_DEFERRED", tString}, {"ENFORCED", tString}},
-}
-
-// relation builds the rows of an INFORMATION_SCHEMA table from the
-// current schema; ok is false for tables not answered here.
-func (c *catalog) relation(name string) (*isRel, bool) {
-	def, ok := isTables[name]
-	if !ok {
-		return nil, false
-	}
-	r := &isRel{}
-	for _, d := range def {
-		r.cols, r.types = append(r.cols, d.name), append(r.types, d.typ)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, t := range c.tables {
-		r.rows = append(r.rows, c.rowsOf(name, t)...)
-	}
-	if name == "TABLES" {
-		for _, v := range c.views {
-			r.rows = append(r.rows, []any{"", "", v, nil, nil, "VIEW", nil, nil, nil})
-		}
-	}
-	return r, true
-}
-
-func (c *catalog) rowsOf(rel string, t *catTable) [][]any {
-	switch rel {
-	case "TABLES":
-		return [][]any{tableRow(t)}
-	case "COLUMNS":
-		return columnRows(t)
-	case "INDEXES":
-		return c.indexRows(t)
-	case "INDEX_COLUMNS":
-		return c.indexColumnRows(t)
-	default:
-		return constraintRows(t)
-	}
-}
-
-func tableRow(t *catTable) []any {
-	var parent, onDelete, interleave, rdp any
-	if t.interleave != nil {
-		parent, onDelete, interleave = string(t.interleave.Parent), t.interleave.OnDelete.SQL(), "IN PARENT"
-	}
-	if t.rdp != nil {
-		rdp = fmt.Sprintf("OLDER_THAN(%s, INTERVAL %d DAY)", t.rdp.Column, t.rdp.NumDays)
-	}
-	return []any{"", "", t.name, parent, onDelete, "BASE TABLE", "COMMITTED", interleave, rdp}
-}
-
-func columnRows(t *catTable) [][]any {
-	var rows [][]any
-	for i, c := range t.cols {
-		var def, gen, stored any
-		isGen := "NEVER"
-		if c.Default != nil {
-			def = c.Default.SQL()
-		}
-		if c.Generated != nil {
-			gen, stored, isGen = strings.TrimSuffix(strings.TrimPrefix(c.Generated.SQL(), "("), ")"), "YES", "ALWAYS"
-		}
-		rows = append(rows, []any{"", "", t.name, string(c.Name), int64(i + 1), def, nil,
-			yesNo(!c.NotNull), c.Type.SQL(), isGen, c.Hidden, gen, nil, stored, "COMMITTED",
-			"NO", nil, nil, nil, nil, nil})
-	}
-	return rows
-}
-
-func (c *catalog) indexRows(t *catTable) [][]any {
-	var rows [][]any
-	for _, ix := range c.indexes {
-		if strings.EqualFold(string(ix.Table), t.name) {
-			rows = append(rows, []any{"", "", t.name, string(ix.Name), "INDEX", string(ix.Interleave),
-				ix.Unique, ix.NullFiltered, "READ_WRITE", nil, false})
-		}
-	}
-	return append(rows, []any{"", "", t.name, "PRIMARY_KEY", "PRIMARY_KEY", "", true, false, nil, nil, false})
-}
-
-func (c *catalog) indexColumnRows(t *catTable) [][]any {
-	var rows [][]any
-	keyRow := func(index, typ string, pos int, kp spansql.KeyPart, nullFiltered bool) {
-		col := t.cols[max(t.column(string(kp.Column)), 0)]
-		order := "ASC"
-		if kp.Desc {
-			order = "DESC"
-		}
-		rows = append(rows, []any{"", "", t.name, index, typ, string(col.Name), int64(pos), order,
-			yesNo(!col.NotNull && !nullFiltered), col.Type.SQL()})
-	}
-	for _, ix := range c.indexes {
-		if !strings.EqualFold(string(ix.Table), t.name) {
-			continue
-		}
-		for i, kp := range ix.Columns {
-			keyRow(string(ix.Name), "INDEX", i+1, kp, ix.NullFiltered)
-		}
-		for _, s := range ix.Storing {
-			if ci := t.column(string(s)); ci >= 0 {
-				col := t.cols[ci]
-				rows = append(rows, []any{"", "", t.name, string(ix.Name), "INDEX", string(col.Name), nil, nil,
-					yesNo(!col.NotNull), col.Type.SQL()})
-			}
-		}
-	}
-	for i, kp := range t.pk {
-		keyRow("PRIMARY_KEY", "PRIMARY_KEY", i+1, kp, false)
-	}
-	return rows
-}
-
-func constraintRows(t *catTable) [][]any {
-	row := func(name, typ string) []any {
-		return []any{"", "", name, "", "", t.name, typ, "NO", "NO", "YES"}
-	}
-	rows := [][]any{row("PK_"+t.name, "PRIMARY KEY")}
-	for _, c := range t.cols {
-		if c.NotNull {
-			rows = append(rows, row("CK_IS_NOT_NULL_"+t.name+"_"+string(c.Name), "CHECK"))
-		}
-	}
-	for _, ck := range t.checks {
-		rows = append(rows, row(ck.name, "CHECK"))
-	}
-	for _, fk := range t.fks {
-		rows = append(rows, row(fk.name, "FOREIGN KEY"))
-	}
-	return rows
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "YES"
-	}
-	return "NO"
 }

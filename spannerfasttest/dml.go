@@ -5,10 +5,12 @@ import (
 	"encoding/base64"
 	"time"
 
-	"cloud.google.com/go/civil"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"cloud.google.com/go/civil"
+	"github.com/spannerfast/spannerfast/spannerfasttest/internal/sqltext"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"cloud.google.com/go/spanner/spansql"
@@ -58,9 +60,9 @@ func leadingWords(sql string, n int) []string {
 				return words
 			}
 			i += end + 4
-		case isWordByte(c):
+		case sqltext.IsWordByte(c):
 			j := i
-			for j < len(sql) && isWordByte(sql[j]) {
+			for j < len(sql) && sqltext.IsWordByte(sql[j]) {
 				j++
 			}
 			words = append(words, strings.ToUpper(sql[i:j]))
@@ -70,10 +72,6 @@ func leadingWords(sql string, n int) []string {
 		}
 	}
 	return words
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 type insertMode int

@@ -7,6 +7,7 @@ import (
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"cloud.google.com/go/spanner/spansql"
+	"github.com/spannerfast/spannerfast/spannerfasttest/internal/sqltext"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -17,7 +18,7 @@ func splitThenReturn(sql string) (dml, list string, ok bool) {
 		c := sql[i]
 		switch {
 		case c == '\'' || c == '"' || c == '`':
-			i = skipQuoted(sql, i)
+			i = sqltext.SkipQuoted(sql, i)
 		case c == '#' || strings.HasPrefix(sql[i:], "--"):
 			end := strings.IndexByte(sql[i:], '\n')
 			if end < 0 {
@@ -30,9 +31,9 @@ func splitThenReturn(sql string) (dml, list string, ok bool) {
 				return sql, "", false
 			}
 			i += end + 4
-		case isWordByte(c):
+		case sqltext.IsWordByte(c):
 			j := i
-			for j < len(sql) && isWordByte(sql[j]) {
+			for j < len(sql) && sqltext.IsWordByte(sql[j]) {
 				j++
 			}
 			if strings.EqualFold(sql[i:j], "THEN") {

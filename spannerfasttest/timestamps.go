@@ -3,6 +3,8 @@ package spannerfasttest
 import (
 	"strings"
 	"time"
+
+	"github.com/spannerfast/spannerfast/spannerfasttest/internal/sqltext"
 )
 
 // spansql (which parses every statement for the engine) reads TIMESTAMP
@@ -20,22 +22,22 @@ func normalizeTimestamps(sql string) string {
 		c := sql[i]
 		switch {
 		case c == '\'' || c == '"' || c == '`':
-			i = skipQuoted(sql, i)
-		case isWordByte(c):
+			i = sqltext.SkipQuoted(sql, i)
+		case sqltext.IsWordByte(c):
 			j := i
-			for j < len(sql) && isWordByte(sql[j]) {
+			for j < len(sql) && sqltext.IsWordByte(sql[j]) {
 				j++
 			}
 			if !strings.EqualFold(sql[i:j], "TIMESTAMP") {
 				i = j
 				continue
 			}
-			k := skipSpace(sql, j)
+			k := sqltext.SkipSpace(sql, j)
 			if k >= len(sql) || (sql[k] != '\'' && sql[k] != '"') {
 				i = j
 				continue
 			}
-			end := skipQuoted(sql, k)
+			end := sqltext.SkipQuoted(sql, k)
 			if end-1 <= k || sql[end-1] != sql[k] {
 				i = end
 				continue

@@ -1,4 +1,4 @@
-package spannerfasttest
+package infoschema
 
 import (
 	"cmp"
@@ -17,7 +17,7 @@ import (
 // subqueries; FROM one table or INNER/LEFT/CROSS joins with ON or USING;
 // WHERE, ORDER BY, LIMIT and OFFSET. Anything else is Unimplemented.
 type isEval struct {
-	cat    *catalog
+	schema Schema
 	params map[string]any
 	ptypes map[string]spannerpb.TypeCode
 }
@@ -117,7 +117,7 @@ func (e *isEval) from(sf spansql.SelectFrom, outer *frame) ([]binding, []*frame,
 		if !ok {
 			return nil, nil, unimplemented("a query may not mix INFORMATION_SCHEMA with table %s", f.Table)
 		}
-		rel, ok := e.cat.relation(name)
+		rel, ok := e.schema.relation(name)
 		if !ok {
 			return nil, nil, unimplemented("INFORMATION_SCHEMA.%s is not supported (supported: TABLES, COLUMNS, INDEXES, INDEX_COLUMNS, TABLE_CONSTRAINTS)", name)
 		}

@@ -1,4 +1,4 @@
-package spannerfasttest
+package infoschema
 
 import (
 	"regexp"
