@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
@@ -226,7 +227,7 @@ func (c *Conn) abortBatch() {
 // are bound now, so a bad argument fails here and not at RUN BATCH.
 // Nothing is sent: the result has no rows affected, as go-sql-spanner's.
 func (c *Conn) bufferDML(b *batch, query string, args []driver.NamedValue) (driver.Result, error) {
-	sql, params, types, err := buildParams(query, args)
+	sql, params, types, err := params.Build(query, args)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/decode"
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -246,7 +247,7 @@ func (c *Conn) requestFor(ctx context.Context, st statement, args []driver.Named
 
 // fillRequest is requestFor into req, which must be zero.
 func (c *Conn) fillRequest(ctx context.Context, st statement, args []driver.NamedValue, req *spannerpb.ExecuteSqlRequest) error {
-	sql, params, types, err := bindParams(stmtParams{sql: st.sql, names: st.params}, args)
+	sql, values, types, err := params.Bind(st.sql, st.params, args)
 	if err != nil {
 		return err
 	}
@@ -254,7 +255,7 @@ func (c *Conn) fillRequest(ctx context.Context, st statement, args []driver.Name
 	if err != nil {
 		return err
 	}
-	req.Session, req.Sql, req.Params, req.ParamTypes = session, sql, params, types
+	req.Session, req.Sql, req.Params, req.ParamTypes = session, sql, values, types
 	req.QueryOptions = c.queryOptions()
 	c.stmtReq.applyTo(req)
 	return nil
@@ -450,21 +451,7 @@ func (c *Conn) Ping(ctx context.Context) error {
 // QueryOptions among the arguments are removed and apply to the statement
 // they came with only (see pendingOptions).
 func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
-	return c.pending.check(nv, convertArg)
-}
-
-// convertArg encodes one argument for sending.
-func convertArg(nv *driver.NamedValue) error {
-	if _, ok := nv.Value.(encodedParam); ok {
-		return nil
-	}
-	unwrapNamedArg(nv)
-	v, t, err := encodeParam(paramName(*nv), nv.Value)
-	if err != nil {
-		return err
-	}
-	nv.Value = encodedParam{value: v, typ: t}
-	return nil
+	return c.pending.check(nv, params.Convert)
 }
 
 // Prepare returns a statement that runs through the connection.

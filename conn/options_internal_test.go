@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/spannerfast/spannerfast/internal/params"
 )
 
 func rawOpt(on bool) QueryOptions { return QueryOptions{RawDecode: &on} }
@@ -21,7 +23,7 @@ func checkList(p *pendingOptions, values []any) ([]driver.NamedValue, bool) {
 		nv := &nvargs[n]
 		nv.Ordinal = n + 1
 		nv.Value = v
-		switch err := p.check(nv, convertArg); {
+		switch err := p.check(nv, params.Convert); {
 		case errors.Is(err, driver.ErrRemoveArgument):
 			nvargs = nvargs[:len(nvargs)-1]
 		case err != nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 
+	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
@@ -42,7 +43,7 @@ func (s *stmt) NumInput() int {
 }
 
 func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {
-	return s.pending.check(nv, convertArg)
+	return s.pending.check(nv, params.Convert)
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {

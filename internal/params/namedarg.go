@@ -1,4 +1,4 @@
-package conn
+package params
 
 import "database/sql/driver"
 

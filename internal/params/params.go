@@ -1,4 +1,4 @@
-package conn
+package params
 
 import (
 	"database/sql"
@@ -40,7 +40,7 @@ type stmtParams struct {
 
 // parseParams scans sql (see internal/sqlparse for the lexical rules),
 // rewrites `?` to @pN and collects the parameter names. It does not use the
-// statement cache; connections parse through Conn.parse.
+// statement cache; connections parse through their statement cache and call Bind.
 func parseParams(sql string) (stmtParams, error) {
 	p, err := sqlparse.Parse(sql)
 	if err != nil {
@@ -366,10 +366,27 @@ func ptrsToInt64[T intLike](ps []*T) ([]*int64, error) {
 	return out, nil
 }
 
-// encodedParam is an argument already converted by CheckNamedValue.
+// encodedParam is an argument already converted by Convert.
 type encodedParam struct {
 	value *structpb.Value
 	typ   *spannerpb.Type
+}
+
+// Convert encodes one argument for sending, as CheckNamedValue does: the
+// value database/sql then hands back to the statement is an encoded
+// parameter, which Bind takes as it is. A SpannerNamedArg is unwrapped
+// first.
+func Convert(nv *driver.NamedValue) error {
+	if _, ok := nv.Value.(encodedParam); ok {
+		return nil
+	}
+	unwrapNamedArg(nv)
+	v, t, err := encodeParam(paramName(*nv), nv.Value)
+	if err != nil {
+		return err
+	}
+	nv.Value = encodedParam{value: v, typ: t}
+	return nil
 }
 
 // paramName names an argument in errors raised before the statement is
@@ -381,7 +398,7 @@ func paramName(a driver.NamedValue) string {
 	return strings.TrimPrefix(a.Name, "@")
 }
 
-// buildParams rewrites positional parameters and binds the arguments the
+// Build rewrites positional parameters and binds the arguments the
 // way go-sql-spanner does: the N-th positional argument binds to the N-th
 // distinct parameter of the statement (so `?` and @name statements both
 // take positional arguments), named arguments bind to the parameter of that
@@ -389,16 +406,18 @@ func paramName(a driver.NamedValue) string {
 // parameter of the statement must have a value. Positional arguments beyond
 // the statement's parameters are ignored; named arguments the statement does
 // not use are sent as they are.
-func buildParams(sql string, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
+func Build(sql string, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
 	p, err := parseParams(sql)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	return bindParams(p, args)
+	return Bind(p.sql, p.names, args)
 }
 
-// bindParams is buildParams for a statement already parsed.
-func bindParams(p stmtParams, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
+// Bind is Build for a statement already parsed: sql is its text with `?`
+// rewritten and names its distinct parameters (internal/sqlparse).
+func Bind(sql string, names []string, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
+	p := stmtParams{sql: sql, names: names}
 	if len(args) == 0 && len(p.names) == 0 {
 		return p.sql, nil, nil, nil
 	}

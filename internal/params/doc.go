@@ -1,0 +1,28 @@
+// Package params turns a statement's Go arguments into Spanner's typed
+// query parameters.
+//
+// It owns:
+//
+//   - which Go values an argument may be, and in which order they are tried
+//     (the value itself, its driver.Valuer result, database/sql's default
+//     conversion, Go structs and protos), as go-sql-spanner accepts them;
+//   - their wire values and types: strings are sent untyped so that Spanner
+//     infers DATE, TIMESTAMP, JSON, NUMERIC... from where the parameter
+//     stands; int, uint and uint64 are INT64, checked for overflow; the
+//     commonest scalars are encoded directly and the rest by the official
+//     client's encoder;
+//   - binding: positional arguments to the statement's distinct parameters
+//     in order, named ones by name ignoring case, SpannerNamedArg for names
+//     database/sql refuses, and the errors for a value that cannot be sent
+//     (ParamError) or a parameter without one (MissingParamError), both
+//     INVALID_ARGUMENT and naming the parameter.
+//
+// Convert is what a connection's CheckNamedValue does to each argument;
+// Bind builds a request's Params and ParamTypes from the converted
+// arguments of a statement already parsed, Build from its text.
+//
+// It must not know connections, sessions, transactions or requests: it
+// takes a statement's text or parsed parameter names and arguments and
+// returns values. It imports no package of this module above
+// internal/sqlparse, and conn re-exports its public types.
+package params
