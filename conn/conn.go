@@ -16,6 +16,8 @@ import (
 	"github.com/spannerfast/spannerfast/decode"
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/params"
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -23,9 +25,10 @@ import (
 // Client (channels and the multiplexed session); a Conn adds per-connection
 // settings. Like every driver.Conn it is used by one goroutine at a time.
 type Conn struct {
-	client *Client
-	cfg    dsn.Config // per-connection copy: SET changes it here only
-	closed bool
+	client     *transport.Client
+	statements *sqlparse.Cache // the connector's parse cache (statement.go)
+	cfg        dsn.Config      // per-connection copy: SET changes it here only
+	closed     bool
 
 	pending pendingOptions // options removed from the current statement's arguments
 
@@ -55,7 +58,7 @@ type Conn struct {
 	// Atomic: a read-ahead or draining goroutine hands it back.
 	spareCtx atomic.Pointer[reusableContext]
 
-	emu *emulatorConn // own session and read-write gate on the emulator (emulator_session.go)
+	sessions transport.SessionLease // the session of its requests and the emulator's gate (session.go)
 }
 
 var (
@@ -70,9 +73,10 @@ var (
 	_ driver.SessionResetter    = (*Conn)(nil)
 )
 
-// New returns a connection on c.
-func New(c *Client) *Conn {
-	return &Conn{client: c, cfg: *c.Config(), last: lastResults{untouched: true}, emu: newEmulatorConn(c)}
+// New returns a connection on c that parses through statements, the
+// connector's cache (NewStatementCache; nil: none).
+func New(c *transport.Client, statements *sqlparse.Cache) *Conn {
+	return &Conn{client: c, statements: statements, cfg: *c.Config(), last: lastResults{untouched: true}, sessions: c.NewSessionLease()}
 }
 
 // PoisonEnv names the environment variable that turns on poisoning of
@@ -289,7 +293,7 @@ func (c *Conn) streamIn(ctx context.Context, qr *queryRows, req *spannerpb.Execu
 	}
 	// The metadata go on top, so that the cancellable context below them
 	// depends on the caller's context only.
-	callCtx := c.client.streamContext(q.ctx.ctx, &q.md, req.Session, leader)
+	callCtx := c.client.StreamContext(q.ctx.ctx, &q.md, req.Session, leader)
 	q.init(callCtx, q, q, c.cfg.MaxBufferedBytes)
 	// Init reads the first response, so opening the call and its transient
 	// failures happen (and are retried) in there; on error it closes the
@@ -501,6 +505,6 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 func (c *Conn) Close() error {
 	c.closed = true
 	c.dropStreamContext()
-	c.closeEmulator()
+	c.sessions.Close()
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spannerfast/spannerfast/internal/params"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 func rawOpt(on bool) QueryOptions { return QueryOptions{RawDecode: &on} }
@@ -99,7 +100,7 @@ func TestTakeOptionsAmongArguments(t *testing.T) {
 // TestUnknownStateIsDiscarded: a connection whose state is unknown is
 // neither valid nor resettable, so database/sql drops it.
 func TestUnknownStateIsDiscarded(t *testing.T) {
-	c := &Conn{client: &Client{cfg: nil}}
+	c := &Conn{client: &transport.Client{}}
 	c.stateUnknown = true
 	if c.IsValid() {
 		t.Fatal("IsValid true for a connection in an unknown state")

@@ -429,7 +429,7 @@ func (c *Conn) readAll(ctx context.Context, what string, st statement, args []dr
 	ro.Decode.Raw = false // see partitionedRows: workers decode ahead of Next
 	// The workers read these settings while the connection goes on with
 	// other statements (SET may change c.cfg): they get a copy.
-	snap := &Conn{client: c.client, cfg: c.cfg}
+	snap := &Conn{client: c.client, cfg: c.cfg, sessions: c.client.MultiplexedLease()}
 	open := func(ctx context.Context, p *Partition) (*rows.Rows, error) { return snap.stream(ctx, p.req, false, ro) }
 	return openPartitioned(ctx, pq.Partitions, c.parallelism(opts, optionGiven), open)
 }

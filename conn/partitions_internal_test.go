@@ -12,6 +12,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // TestPartitionedSlowConsumer: a consumer that stops reading stops the
@@ -35,12 +36,12 @@ func TestPartitionedSlowConsumer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := NewClient(context.Background(), cfg)
+	client, err := transport.NewClient(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	c := New(client)
+	c := New(client, NewStatementCache(cfg))
 	for _, raw := range []bool{false, true} {
 		r, err := c.QueryContext(context.Background(), q, []driver.NamedValue{{Ordinal: 1, Value: QueryOptions{AutoPartition: &[]bool{true}[0], MaxParallelism: 4, RawDecode: &raw}}})
 		if err != nil {

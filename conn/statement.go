@@ -48,11 +48,7 @@ type statement struct {
 // parse parses query through the connector's statement cache
 // (statement_cache_size, disable_statement_cache).
 func (c *Conn) parse(query string) (statement, error) {
-	var cache *sqlparse.Cache
-	if c.client != nil {
-		cache = c.client.statements
-	}
-	p, err := cache.Parse(query)
+	p, err := c.statements.Parse(query)
 	return toStatement(p), err
 }
 
@@ -77,11 +73,13 @@ func toStatement(p sqlparse.Statement) statement {
 	return st
 }
 
-// statementCacheSize is the number of parse results a connector keeps: 0
-// (none) when the cache is disabled.
-func statementCacheSize(cfg *dsn.Config) int {
+// NewStatementCache returns the parse cache a connector's connections
+// share (New), sized by statement_cache_size: it keeps nothing when
+// disable_statement_cache is set.
+func NewStatementCache(cfg *dsn.Config) *sqlparse.Cache {
+	size := cfg.StatementCacheSize
 	if cfg.DisableStatementCache {
-		return 0
+		size = 0
 	}
-	return cfg.StatementCacheSize
+	return sqlparse.NewCache(size)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // TestStatementCacheProperties: statement_cache_size bounds the connector's
@@ -23,17 +24,18 @@ func TestStatementCacheProperties(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		client, err := NewClient(context.Background(), cfg)
+		client, err := transport.NewClient(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, b := New(client), New(client)
+		statements := NewStatementCache(cfg)
+		a, b := New(client, statements), New(client, statements)
 		for _, q := range []string{"SELECT 1", "SELECT 2", "SELECT ?"} {
 			if _, err := a.parse(q); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if n := client.statements.Len(); n != c.want {
+		if n := statements.Len(); n != c.want {
 			t.Errorf("%s: %d statements cached, want %d", c.dsn, n, c.want)
 		}
 		if st, err := b.parse("SELECT ?"); err != nil || st.sql != "SELECT @p1" || len(st.params) != 1 {

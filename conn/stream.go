@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/spannerfast/spannerfast/decode"
+	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/internal/wire"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -95,11 +96,11 @@ type queryRows struct {
 // request and its current attempt in a single allocation.
 type queryStream struct {
 	resumableStream
-	client  *Client // each attempt takes the next channel
+	client  *transport.Client // each attempt takes the next channel
 	req     *spannerpb.ExecuteSqlRequest
 	attempt grpcStream
 	frames  frameSlab
-	md      mdContext // the caller's context with the session's metadata
+	md      transport.MDContext // the caller's context with the session's metadata
 	// begunID is the transaction the request began inline, once a
 	// response named it; every later attempt selects it by id. begunTS is
 	// the read timestamp that response gave (read-only transactions).

@@ -9,16 +9,20 @@ import (
 
 	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // ErrConnectorClosed is returned by Connect after Close.
 var ErrConnectorClosed = errors.New("spannerfast: connector is closed")
 
-// Connector makes connections that share one conn.Client. It implements
-// driver.Connector and io.Closer; sql.DB.Close calls Close.
+// Connector makes connections that share one transport.Client and one
+// parse cache. It implements driver.Connector and io.Closer; sql.DB.Close
+// calls Close.
 type Connector struct {
-	client *conn.Client
-	closed atomic.Bool
+	client     *transport.Client
+	statements *sqlparse.Cache // statements parsed by its connections
+	closed     atomic.Bool
 }
 
 var (
@@ -38,11 +42,11 @@ func NewConnector(cfg *dsn.Config) (sqldriver.Connector, error) {
 
 func newConnector(cfg *dsn.Config) (*Connector, error) {
 	// raw_decode is accepted here; the connection decides how to honour it.
-	client, err := conn.NewClient(context.Background(), cfg)
+	client, err := transport.NewClient(context.Background(), cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Connector{client: client}, nil
+	return &Connector{client: client, statements: conn.NewStatementCache(cfg)}, nil
 }
 
 // Connect returns a new connection on the connector's Client. It makes no
@@ -59,14 +63,14 @@ func (c *Connector) Connect(ctx context.Context) (sqldriver.Conn, error) {
 	if err := c.client.EnsureEmulator(ctx); err != nil {
 		return nil, err
 	}
-	return conn.New(c.client), nil
+	return conn.New(c.client, c.statements), nil
 }
 
 // Driver returns the spannerfast Driver.
 func (c *Connector) Driver() sqldriver.Driver { return &Driver{} }
 
 // Client returns the connector's Client (channels and session).
-func (c *Connector) Client() *conn.Client { return c.client }
+func (c *Connector) Client() *transport.Client { return c.client }
 
 // Close closes the Client and its channels. Connections made earlier fail
 // afterwards. Closing twice is harmless.

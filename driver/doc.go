@@ -10,7 +10,7 @@
 //
 // # Connectors and clients
 //
-// A Connector holds one conn.Client: the gRPC channels and the one
+// A Connector holds one transport.Client: the gRPC channels and the one
 // multiplexed session that all its connections share. sql.Open calls
 // Driver.OpenConnector, which parses the DSN and builds a fresh Connector
 // for that sql.DB; a bad DSN therefore fails sql.Open itself with the

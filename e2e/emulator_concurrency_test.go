@@ -18,7 +18,7 @@ import (
 // database at a time and lets a new transaction on a session end the one
 // before it. With auto_config_emulator (or SPANNER_EMULATOR_HOST) the
 // driver gives each connection a session of its own and lets one read-write
-// transaction of the process proceed at a time (conn/emulator.go).
+// transaction of the process proceed at a time (internal/transport/emulator.go).
 
 const (
 	emuWorkers = 6

@@ -186,7 +186,7 @@ func TestEmulatorRunTransaction(t *testing.T) {
 //
 // autoConfigEmulator=true tells the driver it is on the emulator, whose
 // quirk would otherwise end the read-only transaction when the same
-// multiplexed session runs the write (see conn/emulator.go).
+// multiplexed session runs the write (see internal/transport/emulator.go).
 func TestEmulatorReadOnlyAndStale(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)

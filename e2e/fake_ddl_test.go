@@ -12,6 +12,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // DDL against the fake server's database admin service: the exact
@@ -61,10 +62,10 @@ func TestFakeDDL(t *testing.T) {
 		t.Fatalf("database %q, want %q", reqs[0].GetDatabase(), fakeDB)
 	}
 	h := s.RequestsFor("UpdateDatabaseDdl")[0].Header
-	if got := h.Get(conn.HeaderRequestParams); !slices.Equal(got, []string{"database=" + url.QueryEscape(fakeDB)}) {
+	if got := h.Get(transport.HeaderRequestParams); !slices.Equal(got, []string{"database=" + url.QueryEscape(fakeDB)}) {
 		t.Fatalf("x-goog-request-params %v", got)
 	}
-	if got := h.Get(conn.HeaderResourcePrefix); !slices.Equal(got, []string{fakeDB}) {
+	if got := h.Get(transport.HeaderResourcePrefix); !slices.Equal(got, []string{fakeDB}) {
 		t.Fatalf("google-cloud-resource-prefix %v", got)
 	}
 	if len(s.RequestsFor("ExecuteSql"))+len(s.RequestsFor("ExecuteStreamingSql")) != 0 {

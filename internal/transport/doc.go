@@ -1,12 +1,100 @@
 // Package transport is spannerfast's link to Spanner below database/sql:
-// how a request gets to the server and what it carries.
-//
-// It owns the retry rules for transient failures (RetryDelay, Backoff,
-// RetryStoppedError), unary calls with those retries (CallUnary), and the
-// client's identity on the wire (Version, the x-goog-api-client header).
+// the per-connector Client (gRPC channels, credentials, the multiplexed
+// session, request metadata, admin calls and long-running operations, the
+// official client), each connection's SessionLease, and the retry rules
+// for transient failures.
 //
 // It must not know database/sql, statements, transactions, result rows or
-// streams of query results: it imports no package of spannerfast above it
-// (conn, rows, internal/stream, internal/txn, driver), and the layers above
-// decide which failure to retry and when, with the tools found here.
+// the streams of query results. It imports no package of spannerfast above
+// it (conn, rows, internal/stream, internal/txn, driver); those layers
+// open their streams on Channel with SessionContext or StreamContext, make
+// unary calls through CallUnary, and decide for themselves which failures
+// to retry (with Backoff) and when.
+//
+// # Client
+//
+// One Client exists per connector (per DSN in database/sql). It owns:
+//
+//   - num_channels gRPC channels (default 4), handed out round-robin by
+//     Channel (for streams, e.g. with a custom codec) and Spanner (unary
+//     stubs). NewClient makes no RPC: grpc.NewClient connects lazily.
+//   - ONE multiplexed session (CreateSession with Session.Multiplexed), made
+//     lazily by the first Session call and shared by every connection
+//     (on the emulator each connection has its own: see below). If
+//     creation fails, waiting callers get the error and the next caller
+//     retries. database_role becomes Session.CreatorRole; connect_timeout
+//     bounds the creation. min_sessions / max_sessions have no effect.
+//
+// Retries: transient failures (UNAVAILABLE, the INTERNAL transport errors
+// listed in retry.go, RESOURCE_EXHAUSTED with a RetryInfo delay: see
+// RetryDelay) are retried, whether CreateSession fails, a unary call fails
+// (CallUnary, at most MaxUnaryAttempts times), a query stream fails to
+// open or before its first response, or a stream breaks midway (it resumes
+// from the last resume token). The wait (Backoff) is exponential from
+// 20 ms (x1.3, at most 32 s) with full jitter, or the server's RetryInfo
+// delay, and starts over after a response with a new resume token. Only
+// the context bounds this: the caller's, statement_timeout for queries,
+// DML and commits, connect_timeout for session creation. When it ends, the
+// error is a *RetryStoppedError with the context's code (DEADLINE_EXCEEDED,
+// as the official client reports, or CANCELED) that unwraps to the last
+// transient failure. Other errors are returned at once with their gRPC
+// code. A session creation in progress is shared with its waiters, retries
+// included, so they never see a failure that is still being retried.
+//
+// Every request must carry the metadata from Context (database routing),
+// SessionContext or StreamContext (session routing), or AdminContext
+// (admin calls): google-cloud-resource-prefix, x-goog-request-params,
+// x-goog-api-client (gl-go/, gccl/ with spannerfast's version, grpc/; see
+// APIClientHeader) and, for read-write work unless disable_route_to_leader
+// is set, x-goog-spanner-route-to-leader: true. enable_end_to_end_tracing
+// adds x-goog-spanner-end-to-end-tracing: true.
+//
+// Endpoint and security: the DSN's HOST[:PORT] or endpoint=, else
+// SPANNER_EMULATOR_HOST (plain text), else localhost:9010 with
+// auto_config_emulator, else spanner.googleapis.com:443. use_plain_text,
+// auto_config_emulator and SPANNER_EMULATOR_HOST give an insecure channel
+// without credentials; otherwise TLS with per-RPC OAuth2 tokens from
+// credentials (file), credentials_json, or Application Default Credentials
+// (looked up on the first RPC). Service-account keys sign their own JWTs, so
+// no token server is contacted for them. authority= sets the :authority and
+// TLS server name.
+//
+// auto_config_emulator=true also creates the instance (config
+// emulator-config, 1 node) and the database before the first session if
+// they do not exist (EnsureEmulator), using the client's own channel and
+// polling the long-running operations (AwaitOperation). A server without
+// the instance admin API answers Unimplemented and that step is skipped:
+// this is the case for spannertest, which has no instance admin service
+// (its GetDatabase reports every database as existing, so nothing is
+// created there).
+//
+// Official returns an official *spanner.Client on the connector's first
+// channel, made on first use and closed with the Client.
+//
+// # On the emulator
+//
+// The Cloud Spanner emulator runs one read-write transaction per database
+// at a time (a newcomer, or now and then the holder, is aborted) and lets a
+// new transaction on a session end the one before it, multiplexed sessions
+// included. When the client is on the emulator (auto_config_emulator, or
+// the endpoint came from SPANNER_EMULATOR_HOST), each connection's
+// SessionLease therefore hands out a regular session of its own (created
+// on first use, deleted when the connection closes) instead of the
+// multiplexed one, and the read-write work of the process (read-write
+// transactions from BeginTx to the end, autocommit and partitioned DML,
+// Apply, DDL: the connection calls EnterReadWrite and LeaveReadWrite
+// around it) passes a per-database gate one at a time. A waiter goes ahead
+// without the gate when the holder has started nothing for half a second
+// (a goroutine holding one transaction while it waits for another),
+// leaving the rest to the emulator's aborts and the replay. emulator.go
+// has the emulator's exact behaviour; against Spanner none of this runs.
+//
+// Close closes the channels; the Client is closed by its connector's Close
+// (sql.DB.Close). Connections never close it.
+//
+// Ownership: Config returns the Client's own copy of the configuration,
+// shared read-only by all connections. The metadata maps attached by
+// Context and SessionContext are shared and must not be modified (gRPC
+// only reads them; metadata.FromOutgoingContext returns copies). The Client
+// holds no buffers that alias received data.
 package transport

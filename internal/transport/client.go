@@ -1,4 +1,4 @@
-package conn
+package transport
 
 import (
 	"context"
@@ -22,8 +22,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
-	"github.com/spannerfast/spannerfast/internal/sqlparse"
-	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // Metadata header names Spanner requests carry.
@@ -35,7 +33,7 @@ const (
 )
 
 // UserAgent is the gRPC user agent of spannerfast's channels.
-const UserAgent = "spannerfast/" + transport.Version
+const UserAgent = "spannerfast/" + Version
 
 // EmulatorHostEnv names the environment variable that points the client at
 // an emulator (plain text, no credentials) when the DSN names no endpoint.
@@ -75,9 +73,7 @@ type Client struct {
 	emulatorMu    sync.Mutex     // one emulator set-up at a time
 	emulator      *emulatorState // nil unless on the emulator (emulator.go)
 
-	statements *sqlparse.Cache // parse results shared by the connections
-
-	official officialClient // SpannerConn.UnderlyingClient (underlying.go)
+	official officialClient // Official (underlying.go)
 
 	mu     sync.Mutex
 	flight *flight // session creation in progress, if any
@@ -90,7 +86,7 @@ type sessionState struct {
 	created  time.Time
 	md       metadata.MD // like Client.md with session-based request params
 	mdLeader metadata.MD
-	// The same, each alone on a context made once, for streamContext.
+	// The same, each alone on a context made once, for StreamContext.
 	mdOnly, mdLeaderOnly context.Context
 }
 
@@ -120,7 +116,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	if cfg.Database == "" {
 		return nil, fmt.Errorf("spannerfast: the DSN names no database (want projects/P/instances/I/databases/D): %w", dsn.ErrMalformed)
 	}
-	c := &Client{cfg: cfg, dbPath: cfg.DatabasePath(), statements: sqlparse.NewCache(statementCacheSize(cfg))}
+	c := &Client{cfg: cfg, dbPath: cfg.DatabasePath()}
 	c.endpoint, c.plain = resolveEndpoint(cfg)
 	c.emulator = newEmulatorState(cfg, c.endpoint, c.dbPath)
 
@@ -161,7 +157,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	c.md = metadata.Pairs(
 		HeaderResourcePrefix, c.dbPath,
 		HeaderRequestParams, "database="+url.QueryEscape(c.dbPath),
-		transport.HeaderAPIClient, transport.APIClientHeader(),
+		HeaderAPIClient, APIClientHeader(),
 	)
 	if cfg.EnableEndToEndTracing {
 		c.md.Set(HeaderEndToEndTracing, "true")
@@ -372,7 +368,7 @@ func (c *Client) createSession(ctx context.Context) (*sessionState, error) {
 	var (
 		resp *spannerpb.Session
 		err  error
-		b    transport.Backoff
+		b    Backoff
 	)
 	for {
 		resp, err = c.Spanner().CreateSession(c.Context(ctx, true), req)
@@ -382,7 +378,7 @@ func (c *Client) createSession(ctx context.Context) (*sessionState, error) {
 		// Transient failures are retried until ctx (with connect_timeout)
 		// ends; the flight stays open meanwhile, so waiting callers never
 		// see an error that is still being retried.
-		if err = b.Pause(ctx, transport.Sleep, err); err != nil {
+		if err = b.Pause(ctx, Sleep, err); err != nil {
 			return nil, fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package conn
+package transport
 
 import (
 	"context"
@@ -39,7 +39,7 @@ import (
 // endpoint came from SPANNER_EMULATOR_HOST):
 //
 //   - Every connection gets a regular session of its own, created on first
-//     use and deleted when the connection closes (emulator_session.go):
+//     use and deleted when the connection closes (session_lease.go):
 //     a connection runs one transaction at a time, so no transaction ends
 //     another and a read-only transaction stays one snapshot.
 //   - Read-write work of one process (read-write transactions from

@@ -1,4 +1,4 @@
-package conn_test
+package transport_test
 
 import (
 	"context"
@@ -33,8 +33,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 func TestMain(m *testing.M) {
@@ -203,13 +203,13 @@ func startFake(t *testing.T, o fakeOpts) (*fakeState, string) {
 	return f, lis.Addr().String()
 }
 
-func newClient(t *testing.T, dsnText string, opts ...grpc.DialOption) *conn.Client {
+func newClient(t *testing.T, dsnText string, opts ...grpc.DialOption) *transport.Client {
 	t.Helper()
 	cfg, err := dsn.Parse(dsnText)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := conn.NewClient(context.Background(), cfg, opts...)
+	c, err := transport.NewClient(context.Background(), cfg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,20 +268,20 @@ func TestHeaders(t *testing.T) {
 	escapedDB := "projects%2Fp%2Finstances%2Fi%2Fdatabases%2Fd"
 
 	md := f.lastMD("/google.spanner.v1.Spanner/CreateSession")
-	if got := one(md, conn.HeaderResourcePrefix); got != dbPath {
-		t.Errorf("CreateSession %s = %q", conn.HeaderResourcePrefix, got)
+	if got := one(md, transport.HeaderResourcePrefix); got != dbPath {
+		t.Errorf("CreateSession %s = %q", transport.HeaderResourcePrefix, got)
 	}
-	if got := one(md, conn.HeaderRequestParams); got != "database="+escapedDB {
-		t.Errorf("CreateSession %s = %q", conn.HeaderRequestParams, got)
+	if got := one(md, transport.HeaderRequestParams); got != "database="+escapedDB {
+		t.Errorf("CreateSession %s = %q", transport.HeaderRequestParams, got)
 	}
-	if got := one(md, conn.HeaderRouteToLeader); got != "true" {
-		t.Errorf("CreateSession %s = %q", conn.HeaderRouteToLeader, got)
+	if got := one(md, transport.HeaderRouteToLeader); got != "true" {
+		t.Errorf("CreateSession %s = %q", transport.HeaderRouteToLeader, got)
 	}
-	if got := md.Get("user-agent"); len(got) == 0 || !strings.Contains(got[0], conn.UserAgent) {
+	if got := md.Get("user-agent"); len(got) == 0 || !strings.Contains(got[0], transport.UserAgent) {
 		t.Errorf("user-agent = %q", got)
 	}
-	if got := md.Get(conn.HeaderEndToEndTracing); len(got) != 0 {
-		t.Errorf("%s sent without enable_end_to_end_tracing: %q", conn.HeaderEndToEndTracing, got)
+	if got := md.Get(transport.HeaderEndToEndTracing); len(got) != 0 {
+		t.Errorf("%s sent without enable_end_to_end_tracing: %q", transport.HeaderEndToEndTracing, got)
 	}
 
 	// Database routing, not to the leader; caller metadata kept; calling
@@ -292,11 +292,11 @@ func TestHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	md = f.lastMD("/google.spanner.v1.Spanner/GetSession")
-	if got := one(md, conn.HeaderResourcePrefix); got != dbPath {
-		t.Errorf("GetSession %s = %q", conn.HeaderResourcePrefix, got)
+	if got := one(md, transport.HeaderResourcePrefix); got != dbPath {
+		t.Errorf("GetSession %s = %q", transport.HeaderResourcePrefix, got)
 	}
-	if got := one(md, conn.HeaderRequestParams); got != "database="+escapedDB {
-		t.Errorf("GetSession %s = %q", conn.HeaderRequestParams, got)
+	if got := one(md, transport.HeaderRequestParams); got != "database="+escapedDB {
+		t.Errorf("GetSession %s = %q", transport.HeaderRequestParams, got)
 	}
 	if got := one(md, "x-caller"); got != "1" {
 		t.Errorf("caller metadata lost: %q", got)
@@ -304,7 +304,7 @@ func TestHeaders(t *testing.T) {
 	if _, err := c.Spanner().GetSession(c.Context(ctx, false), &spannerpb.GetSessionRequest{Name: name}); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.lastMD("/google.spanner.v1.Spanner/GetSession").Get(conn.HeaderRouteToLeader); len(got) != 0 {
+	if got := f.lastMD("/google.spanner.v1.Spanner/GetSession").Get(transport.HeaderRouteToLeader); len(got) != 0 {
 		t.Errorf("route-to-leader sent for routeToLeader=false: %q", got)
 	}
 
@@ -314,24 +314,24 @@ func TestHeaders(t *testing.T) {
 	}
 	md = f.lastMD("/google.spanner.v1.Spanner/GetSession")
 	wantParams := "session=" + strings.ReplaceAll(name, "/", "%2F")
-	if got := one(md, conn.HeaderRequestParams); got != wantParams {
-		t.Errorf("SessionContext %s = %q, want %q", conn.HeaderRequestParams, got, wantParams)
+	if got := one(md, transport.HeaderRequestParams); got != wantParams {
+		t.Errorf("SessionContext %s = %q, want %q", transport.HeaderRequestParams, got, wantParams)
 	}
-	if got := one(md, conn.HeaderRouteToLeader); got != "true" {
-		t.Errorf("SessionContext %s = %q", conn.HeaderRouteToLeader, got)
+	if got := one(md, transport.HeaderRouteToLeader); got != "true" {
+		t.Errorf("SessionContext %s = %q", transport.HeaderRouteToLeader, got)
 	}
-	if got := one(md, conn.HeaderResourcePrefix); got != dbPath {
-		t.Errorf("SessionContext %s = %q", conn.HeaderResourcePrefix, got)
+	if got := one(md, transport.HeaderResourcePrefix); got != dbPath {
+		t.Errorf("SessionContext %s = %q", transport.HeaderResourcePrefix, got)
 	}
 	// A session name that is not the current one is escaped on the fly.
 	if _, err := c.Spanner().GetSession(c.SessionContext(ctx, "a b", false), &spannerpb.GetSessionRequest{Name: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	md = f.lastMD("/google.spanner.v1.Spanner/GetSession")
-	if got := one(md, conn.HeaderRequestParams); got != "session=a+b" {
-		t.Errorf("SessionContext other session %s = %q", conn.HeaderRequestParams, got)
+	if got := one(md, transport.HeaderRequestParams); got != "session=a+b" {
+		t.Errorf("SessionContext other session %s = %q", transport.HeaderRequestParams, got)
 	}
-	if got := md.Get(conn.HeaderRouteToLeader); len(got) != 0 {
+	if got := md.Get(transport.HeaderRouteToLeader); len(got) != 0 {
 		t.Errorf("route-to-leader sent for routeToLeader=false: %q", got)
 	}
 }
@@ -344,17 +344,17 @@ func TestDisableRouteToLeaderAndTracing(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := f.lastMD("/google.spanner.v1.Spanner/CreateSession")
-	if got := md.Get(conn.HeaderRouteToLeader); len(got) != 0 {
+	if got := md.Get(transport.HeaderRouteToLeader); len(got) != 0 {
 		t.Errorf("route-to-leader sent with disable_route_to_leader: %q", got)
 	}
-	if got := one(md, conn.HeaderEndToEndTracing); got != "true" {
-		t.Errorf("%s = %q", conn.HeaderEndToEndTracing, got)
+	if got := one(md, transport.HeaderEndToEndTracing); got != "true" {
+		t.Errorf("%s = %q", transport.HeaderEndToEndTracing, got)
 	}
 	ctx := c.SessionContext(context.Background(), name, true)
 	if _, err := c.Spanner().GetSession(ctx, &spannerpb.GetSessionRequest{Name: name}); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.lastMD("/google.spanner.v1.Spanner/GetSession").Get(conn.HeaderRouteToLeader); len(got) != 0 {
+	if got := f.lastMD("/google.spanner.v1.Spanner/GetSession").Get(transport.HeaderRouteToLeader); len(got) != 0 {
 		t.Errorf("route-to-leader sent with disable_route_to_leader: %q", got)
 	}
 }
@@ -432,7 +432,7 @@ func TestCloseAndRoundRobin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := conn.NewClient(context.Background(), cfg)
+	c, err := transport.NewClient(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,12 +467,12 @@ func TestCloseAndRoundRobin(t *testing.T) {
 	if _, err := c.Spanner().GetSession(context.Background(), &spannerpb.GetSessionRequest{Name: "x"}); status.Code(err) != codes.Canceled {
 		t.Fatalf("RPC after Close: %v, want Canceled", err)
 	}
-	c2, err := conn.NewClient(context.Background(), cfg)
+	c2, err := transport.NewClient(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = c2.Close()
-	if _, err := c2.Session(context.Background()); !errors.Is(err, conn.ErrClosed) {
+	if _, err := c2.Session(context.Background()); !errors.Is(err, transport.ErrClosed) {
 		t.Fatalf("Session after Close: %v, want ErrClosed", err)
 	}
 }
@@ -495,7 +495,7 @@ func TestEndpointResolution(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(conn.EmulatorHostEnv, tt.env)
+			t.Setenv(transport.EmulatorHostEnv, tt.env)
 			c := newClient(t, tt.dsn)
 			if c.Endpoint() != tt.endpoint || c.PlainText() != tt.plain {
 				t.Fatalf("Endpoint() = %q, PlainText() = %v; want %q, %v", c.Endpoint(), c.PlainText(), tt.endpoint, tt.plain)
@@ -509,7 +509,7 @@ func TestEndpointResolution(t *testing.T) {
 
 func TestEmulatorEnvConnects(t *testing.T) {
 	_, addr := startFake(t, fakeOpts{})
-	t.Setenv(conn.EmulatorHostEnv, addr)
+	t.Setenv(transport.EmulatorHostEnv, addr)
 	c := newClient(t, dbPath)
 	if _, err := c.Session(context.Background()); err != nil {
 		t.Fatal(err)
@@ -535,7 +535,7 @@ func TestNewClientErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := conn.NewClient(context.Background(), cfg)
+		c, err := transport.NewClient(context.Background(), cfg)
 		if err == nil {
 			_ = c.Close()
 			t.Fatalf("NewClient(%q) succeeded", tt.dsn)
@@ -544,13 +544,13 @@ func TestNewClientErrors(t *testing.T) {
 			t.Errorf("NewClient(%q) = %v, want it to mention %q", tt.dsn, err, tt.want)
 		}
 	}
-	if _, err := conn.NewClient(context.Background(), nil); err == nil {
+	if _, err := transport.NewClient(context.Background(), nil); err == nil {
 		t.Error("NewClient(nil) succeeded")
 	}
 	bad := dsn.NewConfig()
 	bad.Project, bad.Instance, bad.Database = "p", "i", "d"
 	bad.NumChannels = 0
-	if _, err := conn.NewClient(context.Background(), bad); !errors.Is(err, dsn.ErrInvalidValue) {
+	if _, err := transport.NewClient(context.Background(), bad); !errors.Is(err, dsn.ErrInvalidValue) {
 		t.Errorf("NewClient(invalid config) = %v", err)
 	}
 }
@@ -568,7 +568,7 @@ func TestTLSAuthorityAndToken(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := conn.NewClient(context.Background(), cfg,
+	c, err := transport.NewClient(context.Background(), cfg,
 		grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12})))
 	if err != nil {
 		t.Fatal(err)

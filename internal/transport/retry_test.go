@@ -1,4 +1,4 @@
-package conn_test
+package transport_test
 
 import (
 	"context"

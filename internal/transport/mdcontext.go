@@ -1,4 +1,4 @@
-package conn
+package transport
 
 import (
 	"context"
@@ -6,28 +6,31 @@ import (
 	"google.golang.org/grpc/metadata"
 )
 
-// mdContext is a caller's context plus the outgoing metadata of a session,
+// MDContext is a caller's context plus the outgoing metadata of a session,
 // built without allocating: the metadata sit alone on a context made once
 // per session (sessionState.mdOnly), and Value looks there first.
 // metadata.NewOutgoingContext would cost two allocations on every query.
-// It lives inside the object of the call it serves (queryStream).
-type mdContext struct {
+// It lives inside the object of the call it serves (a query's stream), and
+// StreamContext fills it.
+type MDContext struct {
 	context.Context                 // the caller's
 	md              context.Context // metadata only, over context.Background
 }
 
-func (c *mdContext) Value(key any) any {
+// Value looks in the session's metadata first, then in the caller's
+// context.
+func (c *MDContext) Value(key any) any {
 	if v := c.md.Value(key); v != nil {
 		return v
 	}
 	return c.Context.Value(key)
 }
 
-// streamContext is SessionContext for a call that can hold an mdContext in
-// slot. When the caller's context has outgoing metadata of its own, or
-// session is not the current session, the two are merged as
-// SessionContext merges them.
-func (c *Client) streamContext(ctx context.Context, slot *mdContext, session string, routeToLeader bool) context.Context {
+// StreamContext is SessionContext for a call that can hold an MDContext in
+// slot: it returns slot, filled, without allocating. When the caller's
+// context has outgoing metadata of its own, or session is not the current
+// session, the two are merged as SessionContext merges them.
+func (c *Client) StreamContext(ctx context.Context, slot *MDContext, session string, routeToLeader bool) context.Context {
 	s := c.session.Load()
 	if s == nil || s.name != session {
 		return c.SessionContext(ctx, session, routeToLeader)
@@ -35,7 +38,7 @@ func (c *Client) streamContext(ctx context.Context, slot *mdContext, session str
 	if _, ok := metadata.FromOutgoingContext(ctx); ok {
 		return c.SessionContext(ctx, session, routeToLeader)
 	}
-	*slot = mdContext{Context: ctx, md: s.mdOnly}
+	*slot = MDContext{Context: ctx, md: s.mdOnly}
 	if routeToLeader && !c.cfg.DisableRouteToLeader {
 		slot.md = s.mdLeaderOnly
 	}

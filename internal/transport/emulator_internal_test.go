@@ -1,4 +1,4 @@
-package conn
+package transport
 
 import (
 	"context"
@@ -40,8 +40,8 @@ func TestOnEmulator(t *testing.T) {
 			if (c.emulator != nil) != tc.emulator {
 				t.Errorf("client emulator state %v, want emulator %v", c.emulator, tc.emulator)
 			}
-			if conn := New(c); (conn.emu != nil) != tc.emulator {
-				t.Errorf("connection emulator state %v, want emulator %v", conn.emu, tc.emulator)
+			if l := c.NewSessionLease(); (l.emu != nil) != tc.emulator {
+				t.Errorf("connection emulator state %v, want emulator %v", l.emu, tc.emulator)
 			}
 		})
 	}
@@ -49,12 +49,12 @@ func TestOnEmulator(t *testing.T) {
 
 // Off the emulator the read-write hooks do nothing and hold nothing.
 func TestReadWriteGateOffEmulator(t *testing.T) {
-	c := &Conn{client: &Client{}}
-	if err := c.enterReadWrite(context.Background()); err != nil {
+	l := (&Client{}).NewSessionLease()
+	if err := l.EnterReadWrite(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	c.leaveReadWrite()
-	c.closeEmulator()
+	l.LeaveReadWrite()
+	l.Close()
 }
 
 func TestEmulatorGateOneAtATime(t *testing.T) {

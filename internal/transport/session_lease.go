@@ -1,0 +1,191 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// SessionLease is one connection's hold on the server: the session its
+// requests name and, on the emulator, its place at the database's
+// read-write gate (see emulator.go). Off the emulator it hands out the
+// client's multiplexed session and holds nothing. On the emulator it has a
+// regular session of its own, created on first use and deleted by Close.
+//
+// A connection holds its lease by value (NewSessionLease: nothing is
+// allocated off the emulator) and, like the connection, uses it from one
+// goroutine at a time.
+type SessionLease struct {
+	client *Client
+	emu    *emulatorLease // nil off the emulator
+}
+
+// emulatorLease is a connection's state on the emulator.
+type emulatorLease struct {
+	session string // the connection's regular session; "" until first use
+	gated   bool   // the connection holds the database's read-write gate
+}
+
+// deleteSessionTimeout bounds the DeleteSession of a closing connection.
+const deleteSessionTimeout = 5 * time.Second
+
+// NewSessionLease returns the lease of a new connection on c: on the
+// emulator with a session and a place at the gate of its own.
+func (c *Client) NewSessionLease() SessionLease {
+	l := SessionLease{client: c}
+	if c.emulator != nil {
+		l.emu = new(emulatorLease)
+	}
+	return l
+}
+
+// MultiplexedLease returns a lease that always hands out the client's
+// multiplexed session and never enters the emulator's gate, for work that
+// runs beside a connection on other goroutines (the readers of a
+// connection's partitions).
+func (c *Client) MultiplexedLease() SessionLease { return SessionLease{client: c} }
+
+// Session returns the session of the connection's requests: the client's
+// multiplexed session, or on the emulator the connection's own regular
+// session (created on first use). On the emulator it also notes that the
+// holder of the read-write gate is making progress.
+func (l *SessionLease) Session(ctx context.Context) (string, error) {
+	if l.emu == nil {
+		return l.client.Session(ctx)
+	}
+	return l.emulatorSession(ctx)
+}
+
+// emulatorSession is Session on the emulator.
+func (l *SessionLease) emulatorSession(ctx context.Context) (string, error) {
+	e := l.emu
+	if e.gated {
+		l.client.emulator.gate.touch()
+	}
+	if e.session == "" {
+		name, err := l.client.createRegularSession(ctx)
+		if err != nil {
+			return "", err
+		}
+		e.session = name
+	}
+	return e.session, nil
+}
+
+// Invalidate forgets a session the server no longer knows ("Session not
+// found"); the next Session call gets a new one.
+func (l *SessionLease) Invalidate(name string) {
+	if e := l.emu; e != nil {
+		if e.session == name {
+			e.session = ""
+		}
+		return
+	}
+	l.client.InvalidateSession(name)
+}
+
+// EnterReadWrite is called before work that takes the emulator's database
+// lock (a read-write transaction, autocommit or partitioned DML, Apply,
+// DDL). On the emulator it waits for the database's read-write gate (see
+// emulatorGate.enter); it fails only when ctx ends. Elsewhere it does
+// nothing. Such work never nests on one connection (it needs no open
+// transaction, or is one), so LeaveReadWrite releases what this took.
+func (l *SessionLease) EnterReadWrite(ctx context.Context) error {
+	if l.emu == nil {
+		return nil
+	}
+	return l.enterGate(ctx)
+}
+
+func (l *SessionLease) enterGate(ctx context.Context) error {
+	e := l.emu
+	if e.gated {
+		return nil
+	}
+	held, err := l.client.emulator.gate.enter(ctx)
+	e.gated = held
+	return err
+}
+
+// LeaveReadWrite ends what EnterReadWrite began: the gate, if held, goes
+// to the next waiter. Safe to call when nothing was entered.
+func (l *SessionLease) LeaveReadWrite() {
+	if e := l.emu; e != nil && e.gated {
+		e.gated = false
+		l.client.emulator.gate.leave()
+	}
+}
+
+// Close releases what a closing connection holds on the emulator: the gate
+// and its session (deleted, best effort: the emulator keeps sessions
+// otherwise). Off the emulator it does nothing: the multiplexed session is
+// the client's.
+func (l *SessionLease) Close() {
+	e := l.emu
+	if e == nil {
+		return
+	}
+	l.LeaveReadWrite()
+	if e.session == "" {
+		return
+	}
+	name := e.session
+	e.session = ""
+	ctx, cancel := context.WithTimeout(context.Background(), deleteSessionTimeout)
+	defer cancel()
+	_ = l.client.deleteSession(ctx, name)
+}
+
+// createRegularSession creates a session that is not multiplexed (one
+// connection's, on the emulator), with the retries and connect_timeout of
+// the multiplexed session's creation.
+func (c *Client) createRegularSession(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return "", ErrClosed
+	}
+	if c.cfg.ConnectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.ConnectTimeout)
+		defer cancel()
+	}
+	if err := c.EnsureEmulator(ctx); err != nil {
+		return "", err
+	}
+	req := &spannerpb.CreateSessionRequest{
+		Database: c.dbPath,
+		Session:  &spannerpb.Session{CreatorRole: c.cfg.DatabaseRole},
+	}
+	var b Backoff
+	for {
+		resp, err := c.Spanner().CreateSession(c.Context(ctx, true), req)
+		if err == nil {
+			if resp.GetName() == "" {
+				return "", status.Errorf(codes.Internal, "spannerfast: CreateSession on %s returned no session name", c.dbPath)
+			}
+			return resp.GetName(), nil
+		}
+		if err = b.Pause(ctx, Sleep, err); err != nil {
+			return "", fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, err)
+		}
+	}
+}
+
+// deleteSession deletes a regular session; nothing is sent once the
+// client is closed.
+func (c *Client) deleteSession(ctx context.Context, name string) error {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	_, err := c.Spanner().DeleteSession(c.SessionContext(ctx, name, false), &spannerpb.DeleteSessionRequest{Name: name})
+	return err
+}
