@@ -5,7 +5,6 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/rows"
 )
 
 // Client-side statements change or show this connection's properties; they
@@ -175,7 +175,7 @@ func (c *Conn) showVariable(rest string) (driver.Rows, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &valueRows{columns: []string{written}, values: []driver.Value{v}}, nil
+	return rows.OneRow([]string{written}, v), nil
 }
 
 // variable returns the value of name: an extension variable, one of the
@@ -262,25 +262,6 @@ func clientError(err error) error {
 		return nil
 	}
 	return fmt.Errorf("spannerfast: %w", err)
-}
-
-// valueRows is a result made on the client: one row of values, or no rows
-// when done starts true.
-type valueRows struct {
-	columns []string
-	values  []driver.Value
-	done    bool
-}
-
-func (r *valueRows) Columns() []string { return r.columns }
-func (r *valueRows) Close() error      { return nil }
-func (r *valueRows) Next(dest []driver.Value) error {
-	if r.done {
-		return io.EOF
-	}
-	r.done = true
-	copy(dest, r.values)
-	return nil
 }
 
 // firstWord splits off the first word of s, upper-cased.

@@ -133,7 +133,10 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	}
 	if opts.ReturnMetadata || opts.ReturnStats {
 		r, err := c.queryOne(ctx, st, query, args, opts)
-		return withResultSets(r, err, opts)
+		if err != nil {
+			return nil, err
+		}
+		return rows.WithResultSets(r, opts.ReturnMetadata, opts.ReturnStats), nil
 	}
 	return c.queryOne(ctx, st, query, args, opts)
 }
@@ -153,9 +156,9 @@ func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []
 		}
 		if r, ok := res.(*Result); ok && r.operationID != "" {
 			// RUN BATCH of DDL in ASYNC / ASYNC_WAIT mode: the operation.
-			return &valueRows{columns: []string{"OPERATION_ID"}, values: []driver.Value{r.operationID}}, nil
+			return rows.OneRow([]string{"OPERATION_ID"}, r.operationID), nil
 		}
-		return &valueRows{done: true}, nil
+		return rows.NoRows(), nil
 	}
 	// Taken before anything can fail: a one-shot statement_tag belongs to
 	// this statement whether or not it gets sent.
@@ -164,7 +167,7 @@ func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []
 		if _, err := c.execDDL(ctx, st, query); err != nil {
 			return nil, err
 		}
-		return &valueRows{done: true}, nil
+		return rows.NoRows(), nil
 	}
 	if c.tx == nil && st.kind != kindDML {
 		return c.queryAutocommit(ctx, st, args, tag, opts)
@@ -192,7 +195,7 @@ func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []
 		if _, err := c.execAutocommit(ctx, &dmlStatement{req: req}, st.keyword); err != nil {
 			return nil, err
 		}
-		return &valueRows{done: true}, nil
+		return rows.NoRows(), nil
 	}
 	return c.queryAutocommitDML(ctx, req, opts)
 }

@@ -3,8 +3,6 @@ package conn
 import (
 	"context"
 	"database/sql/driver"
-	"io"
-	"reflect"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/transport"
+	"github.com/spannerfast/spannerfast/rows"
 )
 
 // DML outside a transaction (autocommit). With autocommit_dml_mode
@@ -130,7 +129,7 @@ func (c *Conn) partitionedOnce(ctx context.Context, session string, opts *spanne
 		return 0, err
 	}
 	defer r.Close()
-	if err := drainRows(r); err != nil {
+	if err := rows.Drain(r); err != nil {
 		return 0, err
 	}
 	stats := new(spannerpb.ResultSetStats)
@@ -146,18 +145,6 @@ func (c *Conn) partitionedOnce(ctx context.Context, session string, opts *spanne
 // errNoRowCount: a partitioned DML result must report how many rows it
 // changed.
 var errNoRowCount = status.Error(codes.Internal, "spannerfast: partitioned DML result has no row count")
-
-// drainRows reads a result to its end.
-func drainRows(r driver.Rows) error {
-	dest := make([]driver.Value, len(r.Columns()))
-	for {
-		if err := r.Next(dest); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return err
-		}
-	}
-}
 
 // queryAutocommitDML runs DML with THEN RETURN through QueryContext outside
 // a transaction: in a read-write transaction of its own, reading every
@@ -182,7 +169,7 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 		t.rollbackAfterFailure(ctx)
 		return nil, err
 	}
-	buf, err := bufferRows(r)
+	buf, err := rows.Buffer(r)
 	if err == nil {
 		err = c.commitReplaying(ctx, t)
 	}
@@ -193,71 +180,3 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 	}
 	return buf, nil
 }
-
-// bufferedRows are rows read completely before they are returned.
-type bufferedRows struct {
-	names    []string
-	scan     []reflect.Type
-	dbTypes  []string
-	rows     [][]driver.Value
-	consumed int
-	metadata []byte // encoded, when the statement kept it (resultsets.go)
-	stats    []byte // encoded, as the stream ended
-}
-
-func (b *bufferedRows) encodedMetadata() []byte { return b.metadata }
-func (b *bufferedRows) encodedStats() []byte    { return b.stats }
-
-var (
-	_ driver.Rows                           = (*bufferedRows)(nil)
-	_ driver.RowsColumnTypeScanType         = (*bufferedRows)(nil)
-	_ driver.RowsColumnTypeDatabaseTypeName = (*bufferedRows)(nil)
-	_ driver.RowsColumnTypeNullable         = (*bufferedRows)(nil)
-)
-
-// columnTyper is what a Rows of this driver reports about its columns.
-type columnTyper interface {
-	driver.Rows
-	driver.RowsColumnTypeScanType
-	driver.RowsColumnTypeDatabaseTypeName
-}
-
-// bufferRows reads r (safe mode: values own their memory) and closes it.
-func bufferRows(r driver.Rows) (*bufferedRows, error) {
-	defer r.Close()
-	b := &bufferedRows{names: r.Columns()}
-	if ct, ok := r.(columnTyper); ok {
-		for i := range b.names {
-			b.scan = append(b.scan, ct.ColumnTypeScanType(i))
-			b.dbTypes = append(b.dbTypes, ct.ColumnTypeDatabaseTypeName(i))
-		}
-	}
-	for {
-		row := make([]driver.Value, len(b.names))
-		if err := r.Next(row); err == io.EOF {
-			b.metadata, _ = encodedOf(r, true)
-			b.stats, _ = encodedOf(r, false)
-			return b, nil
-		} else if err != nil {
-			return nil, err
-		}
-		b.rows = append(b.rows, row)
-	}
-}
-
-func (b *bufferedRows) Columns() []string { return b.names }
-func (b *bufferedRows) Close() error      { return nil }
-
-func (b *bufferedRows) Next(dest []driver.Value) error {
-	if b.consumed >= len(b.rows) {
-		return io.EOF
-	}
-	copy(dest, b.rows[b.consumed])
-	b.rows[b.consumed] = nil
-	b.consumed++
-	return nil
-}
-
-func (b *bufferedRows) ColumnTypeScanType(i int) reflect.Type      { return b.scan[i] }
-func (b *bufferedRows) ColumnTypeDatabaseTypeName(i int) string    { return b.dbTypes[i] }
-func (b *bufferedRows) ColumnTypeNullable(int) (nullable, ok bool) { return true, true }

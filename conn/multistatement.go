@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	"github.com/spannerfast/spannerfast/rows"
 )
 
 // Several statements in one string, separated by semicolons, as
@@ -207,7 +208,7 @@ func (r *multiRun) fail(i, last int, err error) {
 func (r *multiRun) ran(counts ...int64) {
 	for _, n := range counts {
 		if r.query {
-			r.results = append(r.results, &valueRows{done: true})
+			r.results = append(r.results, rows.NoRows())
 		} else {
 			r.counts = append(r.counts, n)
 		}
@@ -302,21 +303,21 @@ func (c *Conn) runOne(ctx context.Context, r *multiRun, i int, args []driver.Nam
 		r.ran(n)
 		return
 	}
-	rows, err := c.query(ctx, q, args, opts)
-	if more, ok := rows.(driver.RowsNextResultSet); err == nil && c.tx != nil && !c.tx.readOnly && !(ok && more.HasNextResultSet()) {
+	res, err := c.query(ctx, q, args, opts)
+	if more, ok := res.(driver.RowsNextResultSet); err == nil && c.tx != nil && !c.tx.readOnly && !(ok && more.HasNextResultSet()) {
 		// Read to the end before anything else runs in the transaction
 		// (not a statement with extra result sets of its own: ExecOptions'
 		// metadata and stats).
-		var b *bufferedRows
-		if b, err = bufferRows(rows); err == nil {
-			rows = b
+		var b *rows.Buffered
+		if b, err = rows.Buffer(res); err == nil {
+			res = b
 		}
 	}
 	if err != nil {
 		r.fail(i, i, err)
 		return
 	}
-	r.results = append(r.results, rows)
+	r.results = append(r.results, res)
 }
 
 // runBatchOf runs statements i..j-1 (all DML, or all DDL) as one batch,
@@ -381,7 +382,7 @@ func (c *Conn) queryMulti(ctx context.Context, query string, args []driver.Named
 	}
 	m := &multiRows{results: r.results, err: r.err}
 	if len(m.results) == 0 { // only semicolons and comments
-		m.results = append(m.results, &valueRows{done: true})
+		m.results = append(m.results, rows.NoRows())
 	}
 	return m, nil
 }
@@ -427,7 +428,7 @@ func (m *multiRows) current() driver.Rows {
 	if m.cur < len(m.results) {
 		return m.results[m.cur]
 	}
-	return &valueRows{done: true}
+	return rows.NoRows()
 }
 
 func (m *multiRows) Columns() []string              { return m.current().Columns() }

@@ -9,8 +9,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"github.com/spannerfast/spannerfast/decode"
 	"github.com/spannerfast/spannerfast/rows"
+	"google.golang.org/protobuf/proto"
 )
 
 // partitionedRows reads the partitions of one query concurrently and hands
@@ -274,9 +276,25 @@ func (p *partitionedRows) ColumnTypeDatabaseTypeName(i int) string {
 // ColumnTypeNullable reports every column as nullable, as rows.Rows does.
 func (p *partitionedRows) ColumnTypeNullable(int) (nullable, ok bool) { return true, true }
 
+// EncodedMetadata is a row type made from the plan's columns (names and
+// types): the partitions' streams are not kept.
+func (p *partitionedRows) EncodedMetadata() ([]byte, bool) {
+	md := &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{}}
+	for _, c := range p.plan.Columns {
+		md.RowType.Fields = append(md.RowType.Fields, &spannerpb.StructType_Field{Name: c.Name, Type: c.Type})
+	}
+	b, err := proto.Marshal(md)
+	return b, err == nil
+}
+
+// EncodedStats is empty, as go-sql-spanner's statistics of a partitioned
+// query.
+func (p *partitionedRows) EncodedStats() ([]byte, bool) { return nil, true }
+
 var (
 	_ driver.Rows                           = (*partitionedRows)(nil)
 	_ driver.RowsColumnTypeScanType         = (*partitionedRows)(nil)
 	_ driver.RowsColumnTypeDatabaseTypeName = (*partitionedRows)(nil)
 	_ driver.RowsColumnTypeNullable         = (*partitionedRows)(nil)
+	_ rows.Encoded                          = (*partitionedRows)(nil)
 )

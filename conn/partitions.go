@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"encoding/base64"
 	"encoding/binary"
-	"io"
 	"runtime"
 	"strings"
 	"time"
@@ -377,7 +376,7 @@ func (c *Conn) partitionOnly(ctx context.Context, st statement, args []driver.Na
 	if err != nil {
 		return nil, err
 	}
-	return &valueRows{columns: []string{"PartitionedQuery"}, values: []driver.Value{pq}}, nil
+	return rows.OneRow([]string{"PartitionedQuery"}, pq), nil
 }
 
 // partitionStatement answers PARTITION <query>: one row per partition id.
@@ -395,13 +394,13 @@ func (c *Conn) partitionStatement(ctx context.Context, query string, args []driv
 	if err != nil {
 		return nil, err
 	}
-	out := &listRows{columns: []string{"PARTITION"}}
+	out := rows.NewList([]string{"PARTITION"})
 	for _, p := range pq.Partitions {
 		id, err := p.ID()
 		if err != nil {
 			return nil, err
 		}
-		out.rows = append(out.rows, []driver.Value{id})
+		out.Append([]driver.Value{id})
 	}
 	return out, nil
 }
@@ -423,7 +422,7 @@ func (c *Conn) readAll(ctx context.Context, what string, st statement, args []dr
 		c.last = lastResults{readTimestamp: t.readTS}
 	}
 	if len(pq.Partitions) == 0 {
-		return &listRows{}, nil
+		return rows.NewList(nil), nil
 	}
 	ro := c.rowsOptions(opts)
 	ro.Decode.Raw = false // see partitionedRows: workers decode ahead of Next
@@ -504,21 +503,4 @@ func (c *Conn) runPartition(ctx context.Context, p *Partition, opts QueryOptions
 			"spannerfast: the partition belongs to session %q, not to this connection's database %q", p.req.GetSession(), db)
 	}
 	return c.stream(ctx, p.req, false, c.rowsOptions(opts))
-}
-
-// listRows is a result made on the client with any number of rows.
-type listRows struct {
-	columns []string
-	rows    [][]driver.Value
-}
-
-func (r *listRows) Columns() []string { return r.columns }
-func (r *listRows) Close() error      { r.rows = nil; return nil }
-func (r *listRows) Next(dest []driver.Value) error {
-	if len(r.rows) == 0 {
-		return io.EOF
-	}
-	copy(dest, r.rows[0])
-	r.rows = r.rows[1:]
-	return nil
 }

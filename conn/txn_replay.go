@@ -296,7 +296,13 @@ var (
 	_ driver.RowsColumnTypeScanType         = (*txnRows)(nil)
 	_ driver.RowsColumnTypeDatabaseTypeName = (*txnRows)(nil)
 	_ driver.RowsColumnTypeNullable         = (*txnRows)(nil)
+	_ rows.Encoded                          = (*txnRows)(nil)
 )
+
+// EncodedMetadata and EncodedStats are the query's, for
+// go-sql-spanner's metadata and statistics result sets.
+func (r *txnRows) EncodedMetadata() ([]byte, bool) { return r.inner.Metadata(), true }
+func (r *txnRows) EncodedStats() ([]byte, bool)    { return r.inner.Stats(), true }
 
 func (r *txnRows) Columns() []string { return r.inner.Columns() }
 

@@ -1,4 +1,4 @@
-package conn
+package rows
 
 import (
 	"database/sql/driver"
@@ -9,8 +9,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/spannerfast/spannerfast/rows"
 )
 
 // go-sql-spanner's ExecOptions.ReturnResultSetMetadata and
@@ -22,6 +20,11 @@ import (
 // sent none, as there). sql.Rows.NextResultSet moves from one to the next.
 // Only statements run with these options get the wrapper; nothing here is
 // on the path of any other query.
+//
+// The metadata and statistics come from the wrapped result: a *Rows keeps
+// them; any other result gives them by implementing Encoded (wrappers of a
+// *Rows, results buffered or merged from one), or is a result made on the
+// client, whose metadata lists its column names.
 
 const (
 	setMetadata = iota
@@ -46,16 +49,14 @@ var (
 	_ driver.RowsColumnTypeDatabaseTypeName = (*resultSets)(nil)
 )
 
-// withResultSets wraps the result of a statement run with opts.
-func withResultSets(r driver.Rows, err error, opts QueryOptions) (driver.Rows, error) {
-	if err != nil {
-		return nil, err
-	}
-	w := &resultSets{data: r, withMeta: opts.ReturnMetadata, withStats: opts.ReturnStats}
+// WithResultSets wraps r with the metadata result set before it (metadata)
+// and the statistics result set after it (stats).
+func WithResultSets(r driver.Rows, metadata, stats bool) driver.Rows {
+	w := &resultSets{data: r, withMeta: metadata, withStats: stats}
 	if !w.withMeta {
 		w.set = setData
 	}
-	return w, nil
+	return w
 }
 
 func (w *resultSets) Columns() []string {
@@ -106,7 +107,7 @@ func (w *resultSets) NextResultSet() error {
 		return io.EOF
 	}
 	if w.set == setData {
-		if err := drainRest(w.data); err != nil {
+		if err := Drain(w.data); err != nil {
 			return err
 		}
 	}
@@ -143,8 +144,8 @@ func (w *resultSets) ColumnTypeDatabaseTypeName(i int) string {
 	return ""
 }
 
-// drainRest reads r to its end.
-func drainRest(r driver.Rows) error {
+// Drain reads r to its end.
+func Drain(r driver.Rows) error {
 	dest := make([]driver.Value, len(r.Columns()))
 	for {
 		if err := r.Next(dest); err == io.EOF {
@@ -155,11 +156,13 @@ func drainRest(r driver.Rows) error {
 	}
 }
 
-// encodedResult is a result that kept Spanner's encoded metadata and
-// statistics.
-type encodedResult interface {
-	encodedMetadata() []byte
-	encodedStats() []byte
+// Encoded is a result that gives Spanner's encoded metadata and statistics
+// although it is not a *Rows: a wrapper of one, or rows read from one or
+// more. false means it has none to give: for the metadata, a row type is
+// then made from the column names.
+type Encoded interface {
+	EncodedMetadata() ([]byte, bool)
+	EncodedStats() ([]byte, bool)
 }
 
 // metadataOf returns the metadata of r as Spanner sent it; for a result
@@ -198,28 +201,16 @@ func statsOf(r driver.Rows) (*spannerpb.ResultSetStats, error) {
 // for a result made on the client.
 func encodedOf(r driver.Rows, meta bool) ([]byte, bool) {
 	switch x := r.(type) {
-	case *rows.Rows:
+	case *Rows:
 		if meta {
 			return x.Metadata(), true
 		}
 		return x.Stats(), true
-	case *txnRows:
-		return encodedOf(x.inner, meta)
-	case *partitionedRows:
-		if !meta {
-			return nil, true // go-sql-spanner: empty statistics
-		}
-		md := &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{}}
-		for _, c := range x.plan.Columns {
-			md.RowType.Fields = append(md.RowType.Fields, &spannerpb.StructType_Field{Name: c.Name, Type: c.Type})
-		}
-		b, err := proto.Marshal(md)
-		return b, err == nil
-	case encodedResult:
+	case Encoded:
 		if meta {
-			return x.encodedMetadata(), true
+			return x.EncodedMetadata()
 		}
-		return x.encodedStats(), true
+		return x.EncodedStats()
 	}
 	return nil, false
 }
