@@ -3,6 +3,7 @@ package conn
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/transport"
+	txnpkg "github.com/spannerfast/spannerfast/internal/txn"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -39,7 +41,7 @@ func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword stri
 	if s.req != nil {
 		s.req.RequestOptions = t.tagged(s.req.RequestOptions)
 	}
-	res, err := retryAborted(ctx, maxAbortReplays, func() (*Result, error) {
+	res, err := txnpkg.RetryAborted(ctx, txnpkg.MaxAbortReplays, func() (*Result, error) {
 		t.restart()
 		counts, rs, err := t.runDML(ctx, s)
 		if err != nil {
@@ -74,6 +76,15 @@ func (t *txn) rollbackAfterFailure(ctx context.Context) {
 	}
 }
 
+// noteCommitOutcome marks the connection for discarding after work that
+// ended in a commit whose outcome is unknown (autocommit DML, Apply); any
+// other failure of that work leaves the connection as it was.
+func (c *Conn) noteCommitOutcome(err error) {
+	if errors.Is(err, ErrCommitOutcomeUnknown) {
+		c.stateUnknown = true
+	}
+}
+
 // noteCommit keeps what SHOW VARIABLE commit_timestamp and commit_response
 // report.
 func (c *Conn) noteCommit(resp *spannerpb.CommitResponse) {
@@ -97,7 +108,7 @@ func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRe
 		Mode:                        &spannerpb.TransactionOptions_PartitionedDml_{PartitionedDml: &spannerpb.TransactionOptions_PartitionedDml{}},
 		ExcludeTxnFromChangeStreams: c.cfg.ExcludeTxnFromChangeStreams,
 	}
-	count, err := retryAborted(ctx, maxAbortReplays, func() (int64, error) {
+	count, err := txnpkg.RetryAborted(ctx, txnpkg.MaxAbortReplays, func() (int64, error) {
 		return c.partitionedOnce(ctx, session, opts, tmpl)
 	})
 	if err != nil {

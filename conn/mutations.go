@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/spannerfast/spannerfast/internal/mutationpb"
+	txnpkg "github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // Mutations through the connection, with go-sql-spanner's method
@@ -121,14 +122,14 @@ func (c *Conn) applyInTxn(ctx context.Context, session string, ao applyOptions, 
 	if ao.maxCommitDelay != nil {
 		t.commitDelay = *ao.maxCommitDelay
 	}
-	resp, err := retryAborted(ctx, maxAbortReplays, func() (*spannerpb.CommitResponse, error) {
+	resp, err := txnpkg.RetryAborted(ctx, txnpkg.MaxAbortReplays, func() (*spannerpb.CommitResponse, error) {
 		if len(t.mutations) == 0 && t.id == nil {
 			if err := t.begin(ctx, nil); err != nil {
 				return nil, err
 			}
 		}
 		resp, err := t.commitOnce(ctx)
-		if isAborted(err) {
+		if txnpkg.IsAborted(err) {
 			t.restart()
 		}
 		return resp, err
@@ -156,8 +157,8 @@ func (c *Conn) applyAtLeastOnce(ctx context.Context, session string, ao applyOpt
 		req.MaxCommitDelay = durationpb.New(*ao.maxCommitDelay)
 	}
 	ctx = c.client.SessionContext(ctx, session, true)
-	return retryAborted(ctx, maxAbortReplays, func() (*spannerpb.CommitResponse, error) {
-		return callCommit(ctx, func(ctx context.Context) (*spannerpb.CommitResponse, error) {
+	return txnpkg.RetryAborted(ctx, txnpkg.MaxAbortReplays, func() (*spannerpb.CommitResponse, error) {
+		return txnpkg.CallCommit(ctx, func(ctx context.Context) (*spannerpb.CommitResponse, error) {
 			return c.client.Spanner().Commit(ctx, req)
 		})
 	})

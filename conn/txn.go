@@ -14,6 +14,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/transport"
+	txnpkg "github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // txn is a connection's open transaction, read-only or read-write.
@@ -158,7 +159,7 @@ func (t *txn) run(ctx context.Context, deferBegin bool, attempt func(*spannerpb.
 	if status.Code(err) == codes.Canceled || status.Code(err) == codes.DeadlineExceeded || ctx.Err() != nil {
 		return err
 	}
-	if err != nil && deferBegin && !t.readOnly && !t.lastStmt && !isAborted(err) {
+	if err != nil && deferBegin && !t.readOnly && !t.lastStmt && !txnpkg.IsAborted(err) {
 		t.beginFailed = true
 		return err
 	}
@@ -277,13 +278,13 @@ func (t *txn) commitOnce(ctx context.Context) (*spannerpb.CommitResponse, error)
 	// A Commit is retried only where it cannot have been applied, and a
 	// failure that leaves that open is a *CommitOutcomeUnknownError, which
 	// no abort replay follows (commit_outcome.go).
-	resp, err := callCommit(ctx, commit)
+	resp, err := txnpkg.CallCommit(ctx, commit)
 	if err == nil && resp.GetPrecommitToken() != nil {
 		req.PrecommitToken = resp.GetPrecommitToken()
 		// The server has the mutations already: the official client
 		// retries without them.
 		req.Mutations = nil
-		resp, err = callCommit(ctx, commit)
+		resp, err = txnpkg.CallCommit(ctx, commit)
 	}
 	return resp, err
 }

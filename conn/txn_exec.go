@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/internal/transport"
+	txnpkg "github.com/spannerfast/spannerfast/internal/txn"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -112,7 +113,7 @@ func (c *Conn) txQuery(ctx context.Context, t *txn, req *spannerpb.ExecuteSqlReq
 		return err
 	})
 	if err != nil {
-		if !isAborted(err) {
+		if !txnpkg.IsAborted(err) {
 			// It failed at the start; a replay must fail the same way.
 			t.record(&txnRows{t: t, q: q, sum: rows.NewChecksum(), end: err, closed: true})
 		}
@@ -216,7 +217,7 @@ func (c *Conn) txExec(ctx context.Context, t *txn, s *dmlStatement, keyword stri
 		counts, rs, err = t.runDML(ctx, s)
 		return err
 	})
-	if !isAborted(err) {
+	if !txnpkg.IsAborted(err) {
 		t.record(&dmlRecord{stmt: s, counts: counts, returned: rs.GetRows(), err: err})
 	}
 	if err != nil {

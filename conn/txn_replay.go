@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -15,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spannerfast/spannerfast/internal/transport"
+	txnpkg "github.com/spannerfast/spannerfast/internal/txn"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -30,16 +30,6 @@ import (
 // Any difference means the data changed in between: the transaction then
 // fails with ErrAbortedDueToConcurrentModification rather than commit
 // decisions made on data that no longer holds.
-
-// ErrAbortedDueToConcurrentModification is the error of a transaction whose
-// replay after an abort saw different data (status code ABORTED). Run the
-// whole transaction again, for example with RunTransaction.
-var ErrAbortedDueToConcurrentModification = status.Error(codes.Aborted,
-	"spannerfast: transaction was aborted and its replay saw different data (concurrent modification); run the transaction again")
-
-// maxAbortReplays bounds how often one transaction is replayed (the
-// caller's context bounds it too).
-const maxAbortReplays = 50
 
 // replayable is a statement a transaction ran, kept for replay.
 type replayable interface {
@@ -65,12 +55,6 @@ func (e *dataChangedError) Is(target error) bool {
 
 func (e *dataChangedError) GRPCStatus() *status.Status { return status.New(codes.Aborted, e.Error()) }
 
-// isAborted reports an abort that may be answered by running the work again:
-// never a commit whose outcome is unknown.
-func isAborted(err error) bool {
-	return err != nil && status.Code(err) == codes.Aborted && !errors.Is(err, ErrCommitOutcomeUnknown)
-}
-
 // withAbortReplay runs a statement (or the commit) and, when Spanner aborts
 // the transaction and replays are on, replays it and runs f again.
 // A replay that saw different data ends the transaction: every later
@@ -80,8 +64,8 @@ func (t *txn) withAbortReplay(ctx context.Context, f func() error) error {
 		return t.failed
 	}
 	err := f()
-	for n := 0; isAborted(err) && t.retryAborts && !errors.Is(err, ErrAbortedDueToConcurrentModification); n++ {
-		if n >= maxAbortReplays {
+	for n := 0; txnpkg.IsAborted(err) && t.retryAborts && !errors.Is(err, ErrAbortedDueToConcurrentModification); n++ {
+		if n >= txnpkg.MaxAbortReplays {
 			return err
 		}
 		if err = t.replayAfter(ctx, err); err != nil {
@@ -95,46 +79,13 @@ func (t *txn) withAbortReplay(ctx context.Context, f func() error) error {
 	return err
 }
 
-// retryAborted runs attempt until it does not fail with ABORTED, waiting
-// Spanner's retry delay (or a backoff) in between, as long as ctx lasts and
-// at most maxRetries times more (negative: no limit). Work that returned
-// nothing to the caller yet (autocommit DML, Apply, partitioned DML, a
-// RunTransaction function) is retried whole this way; an open transaction
-// is replayed instead.
-func retryAborted[T any](ctx context.Context, maxRetries int, attempt func() (T, error)) (T, error) {
-	var bo transport.Backoff
-	for n := 0; ; n++ {
-		out, err := attempt()
-		if !isAborted(err) || n == maxRetries {
-			return out, err
-		}
-		if werr := bo.Wait(ctx, transport.Sleep, err, abortDelay(err)); werr != nil {
-			return out, werr
-		}
-	}
-}
-
-// RetryOnAbort runs f again, after the delay Spanner asked for (or a
-// backoff with jitter), for as long as it fails with ABORTED and ctx lasts.
-// f must be safe to run again: it is the unit of work Spanner aborted. When
-// ctx ends while waiting, the error is a *RetryStoppedError (errors.Is
-// matches both the context's error and the last abort).
-func RetryOnAbort(ctx context.Context, f func() error) error {
-	_, err := retryAborted(ctx, -1, func() (struct{}, error) { return struct{}{}, f() })
-	return err
-}
-
-// abortDelay is the wait an ABORTED error asks for (its RetryInfo), 0 if
-// none.
-func abortDelay(err error) time.Duration { return transport.ServerRetryDelay(status.Convert(err)) }
-
 // replayAfter waits the delay Spanner asked for (or a backoff), then
 // begins a new transaction and replays the log, starting over when the
 // replay itself is aborted.
 func (t *txn) replayAfter(ctx context.Context, cause error) error {
 	var bo transport.Backoff
 	for n := 0; ; n++ {
-		if err := transport.Sleep(ctx, bo.Delay(abortDelay(cause))); err != nil {
+		if err := transport.Sleep(ctx, bo.Delay(transport.ServerRetryDelay(status.Convert(cause)))); err != nil {
 			return cause
 		}
 		t.restart()
@@ -143,7 +94,7 @@ func (t *txn) replayAfter(ctx context.Context, cause error) error {
 		// client's statement-based transactions retry.
 		t.explicit = true
 		err := t.replay(ctx)
-		if !isAborted(err) || errors.Is(err, ErrAbortedDueToConcurrentModification) || n >= maxAbortReplays {
+		if !txnpkg.IsAborted(err) || errors.Is(err, ErrAbortedDueToConcurrentModification) || n >= txnpkg.MaxAbortReplays {
 			return err
 		}
 		cause = err
@@ -244,7 +195,7 @@ type dmlRecord struct {
 
 func (r *dmlRecord) replay(ctx context.Context, t *txn) error {
 	counts, rs, err := t.runDML(ctx, r.stmt)
-	if isAborted(err) {
+	if txnpkg.IsAborted(err) {
 		return err
 	}
 	if !sameError(err, r.err) {
@@ -334,7 +285,7 @@ func (r *txnRows) Close() error {
 // comparing checksums; open rows continue on the new stream.
 func (r *txnRows) replay(ctx context.Context, t *txn) error {
 	fresh, sum, err := t.openQuery(ctx, r.q)
-	if isAborted(err) {
+	if txnpkg.IsAborted(err) {
 		return err
 	}
 	if err != nil {
@@ -350,7 +301,7 @@ func (r *txnRows) replay(ctx context.Context, t *txn) error {
 	for sum.Rows() < want {
 		if err := fresh.Next(r.scratch); err != nil {
 			fresh.Close()
-			if isAborted(err) {
+			if txnpkg.IsAborted(err) {
 				return err
 			}
 			return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("%d rows, first time more", sum.Rows())}
@@ -364,7 +315,7 @@ func (r *txnRows) replay(ctx context.Context, t *txn) error {
 		// The first run ended here (io.EOF or an error): so must this one.
 		err := fresh.Next(r.scratch)
 		fresh.Close()
-		if isAborted(err) {
+		if txnpkg.IsAborted(err) {
 			return err
 		}
 		if err != r.end && !sameError(err, r.end) {

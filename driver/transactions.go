@@ -13,24 +13,25 @@ import (
 	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/transport"
+	"github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // ErrAbortedDueToConcurrentModification is the error of a read-write
 // transaction that Spanner aborted and whose replay saw different data
 // (gRPC code ABORTED). The application must run the transaction again;
 // RunTransaction does that.
-var ErrAbortedDueToConcurrentModification = conn.ErrAbortedDueToConcurrentModification
+var ErrAbortedDueToConcurrentModification = txn.ErrAbortedDueToConcurrentModification
 
 // ErrCommitOutcomeUnknown is matched (errors.Is) by the error of Commit, an
 // autocommit DML statement or Apply when the commit broke off after it was
 // sent and may or may not have been applied. Nothing is replayed or retried
 // then; check the data before running the work again. The error's gRPC code
 // is that of the failure (e.g. INTERNAL), and the connection is discarded.
-var ErrCommitOutcomeUnknown = conn.ErrCommitOutcomeUnknown
+var ErrCommitOutcomeUnknown = txn.ErrCommitOutcomeUnknown
 
 // CommitOutcomeUnknownError is the type of those errors: Cause is the
 // failure after which the commit may have been applied.
-type CommitOutcomeUnknownError = conn.CommitOutcomeUnknownError
+type CommitOutcomeUnknownError = txn.CommitOutcomeUnknownError
 
 // StatementError is the error of a string of several statements: which
 // statement failed (Index, SQL) and why (Unwrap, its gRPC code).
@@ -132,7 +133,7 @@ func runTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func
 	o.Isolation = WithDisableRetryAborts(o.Isolation)
 	var resp *spanner.CommitResponse
 	attempt := 0
-	err := conn.RetryOnAbort(ctx, func() error {
+	err := txn.RetryOnAbort(ctx, func() error {
 		attempt++
 		ao := to
 		if attempt > 1 && !o.ReadOnly && ao.BeginOption == "" {

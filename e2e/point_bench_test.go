@@ -78,3 +78,49 @@ func (p *pointRow) read(tb testing.TB, ctx context.Context, c *sql.Conn) {
 		tb.Fatal(err)
 	}
 }
+
+// BenchmarkPointQueryInTxn runs pointQuery in a read-write transaction
+// (begun inline by the query, then committed) and in a read-only one, so
+// that allocations the transaction engine adds to a query show up.
+func BenchmarkPointQueryInTxn(b *testing.B) {
+	for _, ro := range []bool{false, true} {
+		name := "ReadWrite"
+		if ro {
+			name = "ReadOnly"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := fakespanner.Start(b)
+			s.SetRecording(false)
+			s.AddResult(pointQuery, pointResult())
+			ctx := context.Background()
+			c, err := openFake(b, s).Conn(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			var dest pointRow
+			b.ReportAllocs()
+			for b.Loop() {
+				tx, err := c.BeginTx(ctx, &sql.TxOptions{ReadOnly: ro})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rows, err := tx.QueryContext(ctx, pointQuery)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for rows.Next() {
+					if err := rows.Scan(&dest.id, &dest.first, &dest.last, &dest.rating, &dest.active); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := rows.Close(); err != nil {
+					b.Fatal(err)
+				}
+				if err := tx.Commit(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,4 +1,4 @@
-package conn
+package txn
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func TestCallCommit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0
-			_, err := callCommit(context.Background(), func(context.Context) (*spannerpb.CommitResponse, error) {
+			_, err := CallCommit(context.Background(), func(context.Context) (*spannerpb.CommitResponse, error) {
 				e := tc.answers[n]
 				n++
 				if e != nil {
@@ -57,7 +57,7 @@ func TestCallCommit(t *testing.T) {
 			if errors.Is(err, ErrCommitOutcomeUnknown) != tc.unknown || status.Code(err) != tc.code {
 				t.Fatalf("error %v (code %v), want unknown=%v code %v", err, status.Code(err), tc.unknown, tc.code)
 			}
-			if tc.unknown && isAborted(err) {
+			if tc.unknown && IsAborted(err) {
 				t.Fatalf("an unknown outcome %v must never count as an abort", err)
 			}
 		})
@@ -66,7 +66,7 @@ func TestCallCommit(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		sent := false
-		_, err := callCommit(ctx, func(context.Context) (*spannerpb.CommitResponse, error) { sent = true; return nil, nil })
+		_, err := CallCommit(ctx, func(context.Context) (*spannerpb.CommitResponse, error) { sent = true; return nil, nil })
 		if sent || errors.Is(err, ErrCommitOutcomeUnknown) || status.Code(err) != codes.Canceled {
 			t.Fatalf("sent %v, error %v; want nothing sent and a known CANCELED", sent, err)
 		}

@@ -1,4 +1,4 @@
-package conn
+package txn
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 // failure after sending is reported as an outcome the caller must check:
 // a *CommitOutcomeUnknownError, which errors.Is matches with
 // ErrCommitOutcomeUnknown. The transaction is never replayed on it. The
-// connection is discarded by the pool afterwards (Conn.noteUnknownOutcome).
+// connection is discarded by the pool afterwards (conn decides that).
 
 // ErrCommitOutcomeUnknown is matched (errors.Is) by the error of a commit,
 // an autocommit DML statement or an Apply whose Commit failed in a way that
@@ -88,11 +88,11 @@ func commitMaybeApplied(err error) bool {
 	return false
 }
 
-// callCommit sends a Commit, retrying it on UNAVAILABLE and
+// CallCommit sends a Commit, retrying it on UNAVAILABLE and
 // RESOURCE_EXHAUSTED with the usual backoff (at most
 // transport.MaxUnaryAttempts attempts), and reports an outcome it cannot know as a
 // *CommitOutcomeUnknownError.
-func callCommit(ctx context.Context, call func(context.Context) (*spannerpb.CommitResponse, error)) (*spannerpb.CommitResponse, error) {
+func CallCommit(ctx context.Context, call func(context.Context) (*spannerpb.CommitResponse, error)) (*spannerpb.CommitResponse, error) {
 	if err := ctx.Err(); err != nil {
 		// Nothing is sent: the outcome is known.
 		return nil, status.FromContextError(err).Err()
@@ -135,14 +135,5 @@ func commitFailure(uncertain, last error) error {
 		return &CommitOutcomeUnknownError{Cause: uncertain}
 	default:
 		return &CommitOutcomeUnknownError{Cause: uncertain, Retry: last}
-	}
-}
-
-// noteCommitOutcome marks the connection for discarding after work that
-// ended in a commit whose outcome is unknown (autocommit DML, Apply); any
-// other failure of that work leaves the connection as it was.
-func (c *Conn) noteCommitOutcome(err error) {
-	if errors.Is(err, ErrCommitOutcomeUnknown) {
-		c.stateUnknown = true
 	}
 }

@@ -1,0 +1,26 @@
+package conn
+
+import (
+	"context"
+
+	txnpkg "github.com/spannerfast/spannerfast/internal/txn"
+)
+
+// The transaction engine's errors and retry helper under the names conn
+// has always exported (driver re-exports them from internal/txn directly).
+
+// ErrAbortedDueToConcurrentModification is txn.ErrAbortedDueToConcurrentModification:
+// the error of a transaction whose replay after an abort saw different data.
+var ErrAbortedDueToConcurrentModification = txnpkg.ErrAbortedDueToConcurrentModification
+
+// ErrCommitOutcomeUnknown is txn.ErrCommitOutcomeUnknown: matched by the
+// error of a commit that may or may not have been applied.
+var ErrCommitOutcomeUnknown = txnpkg.ErrCommitOutcomeUnknown
+
+// CommitOutcomeUnknownError is the error of a Commit whose outcome is
+// unknown (txn.CommitOutcomeUnknownError).
+type CommitOutcomeUnknownError = txnpkg.CommitOutcomeUnknownError
+
+// RetryOnAbort runs f again for as long as it fails with ABORTED and ctx
+// lasts (txn.RetryOnAbort).
+func RetryOnAbort(ctx context.Context, f func() error) error { return txnpkg.RetryOnAbort(ctx, f) }

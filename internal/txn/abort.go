@@ -1,0 +1,62 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/internal/transport"
+)
+
+// ErrAbortedDueToConcurrentModification is the error of a transaction whose
+// replay after an abort saw different data (status code ABORTED). Run the
+// whole transaction again, for example with RunTransaction.
+var ErrAbortedDueToConcurrentModification = status.Error(codes.Aborted,
+	"spannerfast: transaction was aborted and its replay saw different data (concurrent modification); run the transaction again")
+
+// MaxAbortReplays bounds how often one transaction is replayed, and how
+// often conn retries whole work that was aborted (the caller's context
+// bounds both too).
+const MaxAbortReplays = 50
+
+// IsAborted reports an abort that may be answered by running the work again:
+// never a commit whose outcome is unknown.
+func IsAborted(err error) bool {
+	return err != nil && status.Code(err) == codes.Aborted && !errors.Is(err, ErrCommitOutcomeUnknown)
+}
+
+// RetryAborted runs attempt until it does not fail with ABORTED, waiting
+// Spanner's retry delay (or a backoff) in between, as long as ctx lasts and
+// at most maxRetries times more (negative: no limit). Work that returned
+// nothing to the caller yet (autocommit DML, Apply, partitioned DML, a
+// RunTransaction function) is retried whole this way; an open transaction
+// is replayed instead.
+func RetryAborted[T any](ctx context.Context, maxRetries int, attempt func() (T, error)) (T, error) {
+	var bo transport.Backoff
+	for n := 0; ; n++ {
+		out, err := attempt()
+		if !IsAborted(err) || n == maxRetries {
+			return out, err
+		}
+		if werr := bo.Wait(ctx, transport.Sleep, err, abortDelay(err)); werr != nil {
+			return out, werr
+		}
+	}
+}
+
+// RetryOnAbort runs f again, after the delay Spanner asked for (or a
+// backoff with jitter), for as long as it fails with ABORTED and ctx lasts.
+// f must be safe to run again: it is the unit of work Spanner aborted. When
+// ctx ends while waiting, the error is a *RetryStoppedError (errors.Is
+// matches both the context's error and the last abort).
+func RetryOnAbort(ctx context.Context, f func() error) error {
+	_, err := RetryAborted(ctx, -1, func() (struct{}, error) { return struct{}{}, f() })
+	return err
+}
+
+// abortDelay is the wait an ABORTED error asks for (its RetryInfo), 0 if
+// none.
+func abortDelay(err error) time.Duration { return transport.ServerRetryDelay(status.Convert(err)) }
