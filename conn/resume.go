@@ -145,7 +145,7 @@ func (s *resumableStream) fill() error {
 	if err == nil {
 		return s.accept(f)
 	}
-	// io.EOF, the normal end, is checked first: retryDelay would build a
+	// io.EOF, the normal end, is checked first: transport.RetryDelay would build a
 	// status for it on every query.
 	if err != io.EOF && s.resumable {
 		if retry, _ := transport.RetryDelay(err); retry {

@@ -153,15 +153,9 @@ func (c *Client) AdminContext(ctx context.Context, param, value string) context.
 	return attach(ctx, md)
 }
 
-// WaitOperation polls a long-running admin operation on the client's own
-// channels until it is done and returns its error, with its gRPC code.
-func (c *Client) WaitOperation(ctx context.Context, op *longrunningpb.Operation) error {
-	_, err := c.AwaitOperation(ctx, op)
-	return err
-}
-
-// AwaitOperation is WaitOperation returning the operation as last seen
-// (see awaitOperation).
+// AwaitOperation polls a long-running admin operation on the client's own
+// channels until it is done and returns it as last seen (see
+// awaitOperation) with its error, with its gRPC code.
 func (c *Client) AwaitOperation(ctx context.Context, op *longrunningpb.Operation) (*longrunningpb.Operation, error) {
 	if op.GetDone() {
 		return awaitOperation(ctx, nil, op)

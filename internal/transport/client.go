@@ -39,8 +39,8 @@ const UserAgent = "spannerfast/" + Version
 // an emulator (plain text, no credentials) when the DSN names no endpoint.
 const EmulatorHostEnv = "SPANNER_EMULATOR_HOST"
 
-// Scopes are the OAuth scopes requested for Spanner data access.
-var Scopes = []string{
+// scopes are the OAuth scopes requested for Spanner data access.
+var scopes = []string{
 	"https://www.googleapis.com/auth/cloud-platform",
 	"https://www.googleapis.com/auth/spanner.data",
 }

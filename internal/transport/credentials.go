@@ -61,7 +61,7 @@ func newPerRPCCreds(_ context.Context, cfg *dsn.Config) (*perRPCCreds, error) {
 }
 
 func detectOptions() *credentials.DetectOptions {
-	return &credentials.DetectOptions{Scopes: Scopes, UseSelfSignedJWT: true}
+	return &credentials.DetectOptions{Scopes: scopes, UseSelfSignedJWT: true}
 }
 
 func (p *perRPCCreds) get() (*auth.Credentials, error) {
