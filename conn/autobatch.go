@@ -7,8 +7,6 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-
-	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
 // Automatic DML batching (auto_batch_dml), as go-sql-spanner does it. In a
@@ -33,7 +31,7 @@ import (
 
 // autoBatchDML buffers st in the transaction's automatic DML batch, starting
 // one when auto_batch_dml is on. handled is false when st runs as usual.
-func (c *Conn) autoBatchDML(ctx context.Context, st statement, tag, query string, args []driver.NamedValue) (res driver.Result, handled bool, err error) {
+func (c *Conn) autoBatchDML(ctx context.Context, st statement, tag string, args []driver.NamedValue) (res driver.Result, handled bool, err error) {
 	t := c.tx
 	if t == nil || t.readOnly || st.kind != kindDML {
 		return nil, false, nil
@@ -42,7 +40,7 @@ func (c *Conn) autoBatchDML(ctx context.Context, st statement, tag, query string
 	if b != nil && !b.auto {
 		return nil, false, nil // START BATCH DML's batch buffers it
 	}
-	if hasThenReturn(st.sql) {
+	if st.thenReturn {
 		return nil, false, c.flushAutoBatch(ctx)
 	}
 	if b == nil {
@@ -53,7 +51,7 @@ func (c *Conn) autoBatchDML(ctx context.Context, st statement, tag, query string
 		b = &batch{kind: batchDML, tx: t, tag: tag, auto: true}
 		c.batch = b
 	}
-	if _, err := c.bufferDML(b, query, args); err != nil {
+	if _, err := c.bufferDML(b, st, args); err != nil {
 		return nil, true, err
 	}
 	n := c.cfg.AutoBatchDMLUpdateCount
@@ -92,21 +90,6 @@ func (c *Conn) flushAutoBatch(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// hasThenReturn reports whether DML returns rows (THEN RETURN, or
-// PostgreSQL's RETURNING) outside literals and comments.
-func hasThenReturn(sql string) bool {
-	words, err := sqlparse.Words(sql)
-	if err != nil {
-		return false
-	}
-	for i, w := range words {
-		if w == "RETURNING" || (w == "THEN" && i+1 < len(words) && words[i+1] == "RETURN") {
-			return true
-		}
-	}
-	return false
 }
 
 // flushAutoBatchToCommit sends t's automatic DML batch before its commit;

@@ -226,8 +226,8 @@ func (c *Conn) abortBatch() {
 // bufferDML adds a DML statement to the active DML batch. Its parameters
 // are bound now, so a bad argument fails here and not at RUN BATCH.
 // Nothing is sent: the result has no rows affected, as go-sql-spanner's.
-func (c *Conn) bufferDML(b *batch, query string, args []driver.NamedValue) (driver.Result, error) {
-	sql, params, types, err := params.Build(query, args)
+func (c *Conn) bufferDML(b *batch, st statement, args []driver.NamedValue) (driver.Result, error) {
+	sql, params, types, err := params.Bind(st.sql, st.params, args)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func (c *Conn) bufferDML(b *batch, query string, args []driver.NamedValue) (driv
 
 // execBatchStatement runs START BATCH, RUN BATCH or ABORT BATCH.
 func (c *Conn) execBatchStatement(ctx context.Context, st statement) (driver.Result, error) {
-	kind, err := parseBatchStatement(st)
+	kind, err := batchStatementKind(st)
 	if err != nil {
 		return nil, err
 	}
@@ -259,32 +259,14 @@ func (c *Conn) execBatchStatement(ctx context.Context, st statement) (driver.Res
 	return driver.ResultNoRows, nil
 }
 
-// parseBatchStatement checks the words after START, RUN or ABORT: BATCH,
-// then DDL or DML for START, then nothing but an optional semicolon.
-func parseBatchStatement(st statement) (batchKind, error) {
-	words, err := sqlparse.Words(st.rest)
-	if err != nil {
-		return 0, err
+// batchStatementKind is what START BATCH starts (batchDDL for RUN and ABORT
+// BATCH), or why the statement is malformed.
+func batchStatementKind(st statement) (batchKind, error) {
+	if st.invalid != nil {
+		return 0, st.invalid
 	}
-	if n := len(words); n > 0 && words[n-1] == ";" {
-		words = words[:n-1]
+	if st.client.Batch == sqlparse.BatchDML {
+		return batchDML, nil
 	}
-	if len(words) == 0 || words[0] != "BATCH" {
-		return 0, status.Errorf(codes.InvalidArgument, "spannerfast: %q: expected %s BATCH", st.sql, st.keyword)
-	}
-	words = words[1:]
-	kind := batchDDL
-	if st.kind == kindBatchStart {
-		if len(words) == 0 || (words[0] != "DDL" && words[0] != "DML") {
-			return 0, status.Errorf(codes.InvalidArgument, "spannerfast: %q: expected START BATCH DDL or START BATCH DML", st.sql)
-		}
-		if words[0] == "DML" {
-			kind = batchDML
-		}
-		words = words[1:]
-	}
-	if len(words) > 0 {
-		return 0, status.Errorf(codes.InvalidArgument, "spannerfast: %q: unexpected %q after %s BATCH", st.sql, words[0], st.keyword)
-	}
-	return kind, nil
+	return batchDDL, nil
 }

@@ -34,7 +34,7 @@ func TestParseBatchStatement(t *testing.T) {
 		if st.kind != kindBatchStart && st.kind != kindBatchRun && st.kind != kindBatchAbort {
 			t.Fatalf("%q classified as %v", tc.sql, st.kind)
 		}
-		kind, err := parseBatchStatement(st)
+		kind, err := batchStatementKind(st)
 		if tc.errText == "" {
 			if err != nil || kind != tc.kind {
 				t.Errorf("%q: %v, %v; want %v", tc.sql, kind, err, tc.kind)

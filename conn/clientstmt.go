@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -55,11 +56,11 @@ func (c *Conn) execClientStatement(ctx context.Context, st statement) (driver.Re
 	var err error
 	switch st.kind {
 	case kindClientSet:
-		err = c.set(st.rest)
+		err = c.set(st)
 	case kindClientReset:
-		err = c.reset(variableName(st.rest))
+		err = c.reset(st.client.Name)
 	case kindClientBegin:
-		err = c.beginStatement(ctx, st.rest)
+		err = c.beginStatement(ctx, st)
 	case kindClientCommit, kindClientRollback:
 		err = c.endStatement(ctx, st)
 	case kindBatchStart, kindBatchRun, kindBatchAbort:
@@ -74,22 +75,22 @@ func (c *Conn) execClientStatement(ctx context.Context, st statement) (driver.Re
 	return driver.ResultNoRows, nil
 }
 
-func (c *Conn) set(rest string) error {
-	w, after := firstWord(rest)
-	switch w {
-	case "TRANSACTION":
-		return c.setTransaction(after)
-	case "LOCAL":
-		return c.setLocal(after)
+// set runs SET, SET LOCAL and SET TRANSACTION.
+func (c *Conn) set(st statement) error {
+	cs := st.client
+	switch cs.Command {
+	case sqlparse.CmdSetTransaction:
+		return c.setTransaction(st)
+	case sqlparse.CmdSetLocal:
+		return c.setLocal(st)
 	}
-	name, value, err := splitAssignment(rest)
-	if err != nil {
-		return err
+	if st.invalid != nil {
+		return st.invalid
 	}
-	if isDefaultValue(rest) {
-		return c.reset(name)
+	if cs.Default {
+		return c.reset(cs.Name)
 	}
-	return c.setAssigned(name, value)
+	return c.setAssigned(cs.Name, cs.Value)
 }
 
 // setAssigned is SET name = value once parsed; SpannerConn's setters
@@ -119,23 +120,6 @@ func (c *Conn) setVariable(name, value string) error {
 	return clientError(c.cfg.SetVariable(name, value))
 }
 
-// splitAssignment reads "name = value" (the value quoted or bare).
-func splitAssignment(rest string) (name, value string, err error) {
-	name, value, ok := strings.Cut(rest, "=")
-	if !ok {
-		return "", "", status.Errorf(codes.InvalidArgument, "spannerfast: SET needs the form SET name = value, got %q", "SET "+rest)
-	}
-	return variableName(name), unquote(strings.TrimSpace(value)), nil
-}
-
-// isDefaultValue reports whether the value of "name = value" is the bare
-// keyword DEFAULT, which sets a property back to the DSN's value, as RESET
-// does (go-sql-spanner's SET name = DEFAULT); 'DEFAULT' quoted is text.
-func isDefaultValue(rest string) bool {
-	_, v, _ := strings.Cut(rest, "=")
-	return strings.EqualFold(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), ";")), "DEFAULT")
-}
-
 // reset sets a property back to the DSN's value; an extension variable is
 // dropped, as go-sql-spanner drops what did not exist when the connection
 // was made.
@@ -160,22 +144,15 @@ func (c *Conn) reset(name string) error {
 
 // showVariable answers SHOW VARIABLE with one row of one column, typed as
 // go-sql-spanner types it.
-func (c *Conn) showVariable(rest string) (driver.Rows, error) {
-	w, after := firstWord(rest)
-	if w != "VARIABLE" {
-		// SHOW name, PostgreSQL's form, which go-sql-spanner accepts on
-		// PostgreSQL databases.
-		after = rest
+func (c *Conn) showVariable(st statement) (driver.Rows, error) {
+	if st.invalid != nil {
+		return nil, st.invalid
 	}
-	if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(after), ";")) == "" {
-		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: want SHOW VARIABLE name, got %q", "SHOW "+rest)
-	}
-	written := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(after), ";"))
-	v, err := c.variable(variableName(after))
+	v, err := c.variable(st.client.Name)
 	if err != nil {
 		return nil, err
 	}
-	return rows.OneRow([]string{written}, v), nil
+	return rows.OneRow([]string{st.client.Column}, v), nil
 }
 
 // variable returns the value of name: an extension variable, one of the
@@ -237,23 +214,6 @@ func timeOrNull(t time.Time) driver.Value {
 // text without knowing it.
 func isExtension(name string) bool { return strings.Contains(name, ".") }
 
-func variableName(s string) string {
-	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";"))
-	if len(s) > 8 && strings.EqualFold(s[:8], "spanner.") {
-		s = s[8:]
-	}
-	return s
-}
-
-func unquote(v string) string {
-	v = strings.TrimSuffix(v, ";")
-	v = strings.TrimSpace(v)
-	if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
-		return v[1 : len(v)-1]
-	}
-	return v
-}
-
 // clientError prefixes a dsn error; it keeps the error's gRPC code
 // (InvalidArgument, or FailedPrecondition for a startup or read-only
 // property) and its kind for errors.Is.
@@ -262,14 +222,4 @@ func clientError(err error) error {
 		return nil
 	}
 	return fmt.Errorf("spannerfast: %w", err)
-}
-
-// firstWord splits off the first word of s, upper-cased.
-func firstWord(s string) (word, rest string) {
-	s = strings.TrimLeft(s, " \t\r\n\f")
-	i := 0
-	for i < len(s) && (s[i] == '_' || (s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') || (i > 0 && s[i] >= '0' && s[i] <= '9')) {
-		i++
-	}
-	return strings.ToUpper(s[:i]), s[i:]
 }

@@ -62,7 +62,11 @@ func TestShowVariableRedactsSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &Conn{cfg: *cfg}
-	rows, err := c.showVariable("VARIABLE credentials_json")
+	st, err := parseStatement("SHOW VARIABLE credentials_json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := c.showVariable(st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -25,76 +24,23 @@ import (
 // about a transaction begun with BEGIN, so it must be used on one *sql.Conn;
 // the connection cannot go back to the pool until COMMIT or ROLLBACK.
 
-// txnOptions are the options of BEGIN and SET TRANSACTION.
-type txnOptions struct {
-	readOnly   *bool
-	isolation  sql.IsolationLevel // LevelDefault when not given
-	deferrable *bool
-}
-
-// parseTxnOptions reads option[, ...] from words (upper case, a trailing
-// ";" allowed).
-func parseTxnOptions(stmt string, words []string) (txnOptions, error) {
-	var o txnOptions
-	if n := len(words); n > 0 && words[n-1] == ";" {
-		words = words[:n-1]
-	}
-	for len(words) > 0 {
-		switch {
-		case hasWords(words, "READ", "ONLY"), hasWords(words, "READ", "WRITE"):
-			ro := words[1] == "ONLY"
-			o.readOnly, words = &ro, words[2:]
-		case hasWords(words, "ISOLATION", "LEVEL", "SERIALIZABLE"):
-			o.isolation, words = sql.LevelSerializable, words[3:]
-		case hasWords(words, "ISOLATION", "LEVEL", "REPEATABLE", "READ"):
-			o.isolation, words = sql.LevelRepeatableRead, words[4:]
-		case hasWords(words, "DEFERRABLE"), hasWords(words, "NOT", "DEFERRABLE"):
-			d := words[0] == "DEFERRABLE"
-			o.deferrable = &d
-			if d {
-				words = words[1:]
-			} else {
-				words = words[2:]
-			}
-		default:
-			return o, status.Errorf(codes.InvalidArgument,
-				"spannerfast: %s: invalid transaction option at %q: want READ ONLY, READ WRITE, ISOLATION LEVEL {SERIALIZABLE | REPEATABLE READ} or [NOT] DEFERRABLE",
-				stmt, strings.Join(words, " "))
-		}
-		if len(words) > 0 && words[0] == "," {
-			words = words[1:]
-		}
-	}
-	return o, nil
-}
-
-func hasWords(words []string, want ...string) bool {
-	return len(words) >= len(want) && slices.Equal(words[:len(want)], want)
-}
-
-// statementWords splits rest into words and drops one optional leading
-// TRANSACTION.
-func statementWords(rest string) ([]string, error) {
-	words, err := sqlparse.Words(rest)
-	if len(words) > 0 && words[0] == "TRANSACTION" {
-		words = words[1:]
-	}
-	return words, err
+// isolationLevels are the ISOLATION LEVEL options of BEGIN and SET
+// TRANSACTION as database/sql names them.
+var isolationLevels = [...]sql.IsolationLevel{
+	sqlparse.IsolationDefault:        sql.LevelDefault,
+	sqlparse.IsolationSerializable:   sql.LevelSerializable,
+	sqlparse.IsolationRepeatableRead: sql.LevelRepeatableRead,
 }
 
 // beginStatement runs BEGIN: BeginTx with the statement's options.
-func (c *Conn) beginStatement(ctx context.Context, rest string) error {
-	words, err := statementWords(rest)
-	if err != nil {
-		return err
+func (c *Conn) beginStatement(ctx context.Context, st statement) error {
+	if st.invalid != nil {
+		return st.invalid
 	}
-	o, err := parseTxnOptions("BEGIN", words)
-	if err != nil {
-		return err
-	}
-	txo := driver.TxOptions{Isolation: driver.IsolationLevel(o.isolation)}
-	if o.readOnly != nil {
-		txo.ReadOnly = *o.readOnly
+	o := st.client.Txn
+	txo := driver.TxOptions{Isolation: driver.IsolationLevel(isolationLevels[o.Isolation])}
+	if o.ReadOnly != nil {
+		txo.ReadOnly = *o.ReadOnly
 	}
 	if _, err := c.BeginTx(ctx, txo); err != nil {
 		return err
@@ -102,7 +48,7 @@ func (c *Conn) beginStatement(ctx context.Context, rest string) error {
 	// The transaction outlives this statement: the context of COMMIT or
 	// ROLLBACK governs its end, not BEGIN's.
 	c.tx.ctx = nil
-	return c.setDeferrable(o.deferrable)
+	return c.setDeferrable(o.Deferrable)
 }
 
 // setDeferrable sets transaction_deferrable for the open transaction when
@@ -116,13 +62,10 @@ func (c *Conn) setDeferrable(d *bool) error {
 
 // endStatement runs COMMIT or ROLLBACK.
 func (c *Conn) endStatement(ctx context.Context, st statement) error {
-	words, err := statementWords(st.rest)
-	if err == nil && len(words) > 0 && !(len(words) == 1 && words[0] == ";") {
-		err = status.Errorf(codes.InvalidArgument, "spannerfast: %s: unexpected %q", st.keyword, strings.Join(words, " "))
+	if st.invalid != nil {
+		return st.invalid
 	}
-	if err != nil {
-		return err
-	}
+	var err error
 	if st.kind == kindClientCommit {
 		err = c.commit(ctx)
 	} else {
@@ -134,7 +77,7 @@ func (c *Conn) endStatement(ctx context.Context, st statement) error {
 
 // setTransaction runs SET TRANSACTION: it changes the open transaction,
 // which must not have run a statement yet.
-func (c *Conn) setTransaction(rest string) error {
+func (c *Conn) setTransaction(st statement) error {
 	t := c.tx
 	if t == nil {
 		return status.Error(codes.FailedPrecondition, "spannerfast: SET TRANSACTION needs an open transaction (BEGIN or BeginTx first)")
@@ -142,30 +85,24 @@ func (c *Conn) setTransaction(rest string) error {
 	if t.started() {
 		return status.Error(codes.FailedPrecondition, "spannerfast: SET TRANSACTION must come before the transaction's first statement")
 	}
-	words, err := sqlparse.Words(rest)
-	if err != nil {
-		return err
+	if st.invalid != nil {
+		return st.invalid
 	}
-	if len(words) == 0 {
-		return status.Error(codes.InvalidArgument, "spannerfast: SET TRANSACTION: missing option: want READ ONLY, READ WRITE, ISOLATION LEVEL {SERIALIZABLE | REPEATABLE READ} or [NOT] DEFERRABLE")
-	}
-	o, err := parseTxnOptions("SET TRANSACTION", words)
-	if err != nil {
-		return err
-	}
-	if o.readOnly != nil && *o.readOnly != t.readOnly {
-		if t, err = c.replaceTxn(t, *o.readOnly); err != nil {
+	o := st.client.Txn
+	if o.ReadOnly != nil && *o.ReadOnly != t.readOnly {
+		var err error
+		if t, err = c.replaceTxn(t, *o.ReadOnly); err != nil {
 			return err
 		}
 	}
-	if o.isolation != sql.LevelDefault && !t.readOnly {
-		iso, err := isolationFor(o.isolation)
+	if o.Isolation != sqlparse.IsolationDefault && !t.readOnly {
+		iso, err := isolationFor(isolationLevels[o.Isolation])
 		if err != nil {
 			return err
 		}
 		t.opts.IsolationLevel = iso
 	}
-	return c.setDeferrable(o.deferrable)
+	return c.setDeferrable(o.Deferrable)
 }
 
 // replaceTxn swaps a transaction that has not begun for one of the other
@@ -216,22 +153,24 @@ type txnLocals struct {
 }
 
 // setLocal runs SET LOCAL name = value.
-func (c *Conn) setLocal(rest string) error {
+func (c *Conn) setLocal(st statement) error {
+	cs := st.client
 	if c.tx == nil {
 		return status.Errorf(codes.FailedPrecondition,
-			"spannerfast: SET LOCAL needs an open transaction: %q", strings.TrimSpace(rest))
+			"spannerfast: SET LOCAL needs an open transaction: %q", cs.Text)
 	}
-	name, value, err := splitAssignment(rest)
-	if err != nil {
-		return err
+	if st.invalid != nil {
+		return st.invalid
 	}
-	if isDefaultValue(rest) {
+	name, value := cs.Name, cs.Value
+	if cs.Default {
 		if isExtension(name) {
 			// An extension variable did not exist when the connection
 			// was made: it is gone for this transaction.
 			return c.setLocalExtension(name, nil)
 		}
 		// The DSN's value, for this transaction.
+		var err error
 		if value, err = c.client.Config().Get(name); err != nil {
 			return clientError(err)
 		}

@@ -148,7 +148,7 @@ func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []
 	}
 	switch {
 	case st.kind == kindClientShow:
-		return c.showVariable(st.rest)
+		return c.showVariable(st)
 	case st.kind >= kindClientSet:
 		res, err := c.execClientStatement(ctx, st)
 		if err != nil {
@@ -189,7 +189,7 @@ func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []
 	ctx, cancel := c.statementContext(ctx)
 	defer cancel() // the result is buffered and committed before returning
 	req.RequestOptions = c.requestOptions(tag)
-	if c.cfg.AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && !hasThenReturn(st.rest) {
+	if c.cfg.AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && !st.thenReturn {
 		// As go-sql-spanner: DML that returns no rows runs as partitioned
 		// DML through QueryContext too.
 		if _, err := c.execAutocommit(ctx, &dmlStatement{req: req}, st.keyword); err != nil {
@@ -417,11 +417,11 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 	}
 	ctx, cancel := c.statementContext(ctx)
 	defer cancel()
-	if r, ok, err := c.autoBatchDML(ctx, st, tag, query, args); ok || err != nil {
+	if r, ok, err := c.autoBatchDML(ctx, st, tag, args); ok || err != nil {
 		return r, err
 	}
 	if b := c.activeBatch(); b != nil && b.kind == batchDML {
-		return c.bufferDML(b, query, args)
+		return c.bufferDML(b, st, args)
 	}
 	req, err := c.requestFor(ctx, st, args)
 	if err != nil {

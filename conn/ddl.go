@@ -60,17 +60,20 @@ func (c *Conn) execDDL(ctx context.Context, st statement, query string) (driver.
 		return nil, status.Errorf(codes.FailedPrecondition,
 			"spannerfast: %s: DDL cannot run in a transaction (it is not transactional); end the transaction first", st.keyword)
 	}
-	return c.runDDL(ctx, []string{query})
+	return c.runParsedDDL(ctx, st, []string{query})
 }
 
 // databaseStatement returns CREATE or DROP for CREATE DATABASE and DROP
 // DATABASE, "" for any other statement.
 func databaseStatement(st statement) string {
-	if st.kind != kindDDL || (st.keyword != "CREATE" && st.keyword != "DROP") {
+	if st.kind != kindDDL {
 		return ""
 	}
-	if words, _ := sqlparse.Words(st.rest); len(words) > 0 && words[0] == "DATABASE" {
-		return st.keyword
+	switch st.database {
+	case sqlparse.CreateDatabase:
+		return "CREATE"
+	case sqlparse.DropDatabase:
+		return "DROP"
 	}
 	return ""
 }
@@ -88,6 +91,12 @@ func (c *Conn) runDDL(ctx context.Context, stmts []string) (driver.Result, error
 	if err != nil {
 		return nil, err
 	}
+	return c.runParsedDDL(ctx, first, stmts)
+}
+
+// runParsedDDL is runDDL once the first statement is parsed (a single
+// statement comes parsed from execDDL).
+func (c *Conn) runParsedDDL(ctx context.Context, first statement, stmts []string) (driver.Result, error) {
 	switch databaseStatement(first) {
 	case "CREATE":
 		return c.createDatabase(ctx, stmts[0], stmts[1:])
@@ -95,7 +104,7 @@ func (c *Conn) runDDL(ctx context.Context, stmts []string) (driver.Result, error
 		if len(stmts) > 1 {
 			return nil, status.Error(codes.InvalidArgument, "spannerfast: DROP DATABASE cannot be sent in a batch with other statements")
 		}
-		return c.dropDatabase(ctx, first.rest)
+		return c.dropDatabase(ctx, first)
 	}
 	return c.updateDDL(ctx, stmts)
 }
@@ -256,54 +265,15 @@ func (c *Conn) createDatabase(ctx context.Context, query string, extra []string)
 
 // dropDatabase drops the database named after DROP DATABASE in the DSN's
 // instance.
-func (c *Conn) dropDatabase(ctx context.Context, rest string) (driver.Result, error) {
-	name, err := databaseName(rest)
-	if err != nil {
-		return nil, err
+func (c *Conn) dropDatabase(ctx context.Context, st statement) (driver.Result, error) {
+	if st.invalid != nil {
+		return nil, st.invalid
 	}
-	path := c.cfg.InstancePath() + "/databases/" + name
-	_, err = c.client.DatabaseAdmin().DropDatabase(c.client.AdminContext(ctx, "database", path),
+	path := c.cfg.InstancePath() + "/databases/" + st.dbName
+	_, err := c.client.DatabaseAdmin().DropDatabase(c.client.AdminContext(ctx, "database", path),
 		&databasepb.DropDatabaseRequest{Database: path})
 	if err != nil {
 		return nil, err
 	}
 	return driver.ResultNoRows, nil
-}
-
-// databaseName reads the database id after DROP DATABASE: a plain or
-// `quoted` identifier, then nothing but an optional semicolon.
-func databaseName(rest string) (string, error) {
-	words, err := sqlparse.Words(rest)
-	if err != nil {
-		return "", err
-	}
-	if n := len(words); n > 0 && words[n-1] == ";" {
-		words = words[:n-1]
-	}
-	// words[0] is DATABASE; a `quoted` name is one word, a plain one may
-	// have been split at its hyphens.
-	if len(words) == 2 && strings.HasPrefix(words[1], "`") {
-		return strings.Trim(words[1], "`"), nil
-	}
-	var name strings.Builder
-	for _, w := range words[1:] {
-		if w != "-" && !isIdentWord(w) {
-			return "", status.Errorf(codes.InvalidArgument, "spannerfast: DROP DATABASE: unexpected %q in the database name", w)
-		}
-		name.WriteString(w)
-	}
-	if name.Len() == 0 {
-		return "", status.Error(codes.InvalidArgument, "spannerfast: DROP DATABASE: missing database name")
-	}
-	// Words upper-cases plain words; database ids are lower case.
-	return strings.ToLower(name.String()), nil
-}
-
-func isIdentWord(w string) bool {
-	for i := 0; i < len(w); i++ {
-		if c := w[i]; !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return w != ""
 }

@@ -119,7 +119,7 @@ func classify(st statement, err error) stmtClass {
 	case err != nil:
 		return classOther
 	case st.kind == kindDML:
-		if hasThenReturn(st.rest) {
+		if st.thenReturn {
 			return classDMLReturning
 		}
 		return classDML

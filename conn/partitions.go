@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -288,14 +289,14 @@ func (c *Conn) batchFor(ctx context.Context, what string) (*txn, error) {
 // isPartitionStatement reports PARTITION, RUN PARTITION and RUN
 // PARTITIONED QUERY.
 func isPartitionStatement(st statement) bool {
-	switch st.kind {
-	case kindPartition:
+	if st.kind == kindPartition {
 		return true
-	case kindBatchRun:
-		w, _ := firstWord(st.rest)
-		return w == "PARTITION" || w == "PARTITIONED"
 	}
-	return false
+	if st.kind != kindBatchRun {
+		return false
+	}
+	cmd := st.client.Command
+	return cmd == sqlparse.CmdRunPartition || cmd == sqlparse.CmdRunPartitionedQuery
 }
 
 // queryPartitioned runs the statement if it is a partitioned one (ok
@@ -307,9 +308,9 @@ func (c *Conn) queryPartitioned(ctx context.Context, st statement, args []driver
 		c.takeStatementTag()
 		r, err = c.runPartition(ctx, opts.Partition, opts)
 	case st.kind == kindPartition:
-		r, err = c.partitionStatement(ctx, st.rest, args, opts)
+		r, err = c.partitionStatement(ctx, st, args, opts)
 	case isPartitionStatement(st):
-		r, err = c.runStatement(ctx, st.rest, args, opts)
+		r, err = c.runStatement(ctx, st, args, opts)
 	case st.kind == kindQuery && opts.PartitionQuery:
 		r, err = c.partitionOnly(ctx, st, args, opts)
 	case st.kind == kindQuery && c.autoPartition(opts):
@@ -330,37 +331,31 @@ func (c *Conn) autoPartition(opts QueryOptions) bool {
 }
 
 // runStatement runs RUN PARTITIONED QUERY <query> and RUN PARTITION '<id>'.
-func (c *Conn) runStatement(ctx context.Context, rest string, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
-	w, after := firstWord(rest)
-	if w == "PARTITION" {
+func (c *Conn) runStatement(ctx context.Context, st statement, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
+	cs := st.client
+	if cs.Command == sqlparse.CmdRunPartition {
 		c.takeStatementTag()
-		p, err := ParsePartitionID(unquote(strings.TrimSpace(after)))
+		p, err := ParsePartitionID(cs.Value)
 		if err != nil {
 			return nil, err
 		}
 		return c.runPartition(ctx, p, opts)
 	}
-	if w2, query := firstWord(after); w2 == "QUERY" {
-		st, err := c.innerQuery("RUN PARTITIONED QUERY", query)
-		if err != nil {
-			return nil, err
-		}
-		return c.readAll(ctx, "RUN PARTITIONED QUERY", st, args, opts, false)
+	q, err := c.innerQuery(st)
+	if err != nil {
+		return nil, err
 	}
-	c.takeStatementTag()
-	return nil, status.Errorf(codes.InvalidArgument, "spannerfast: want RUN PARTITIONED QUERY <query> or RUN PARTITION '<id>', got %q", "RUN "+rest)
+	return c.readAll(ctx, "RUN PARTITIONED QUERY", q, args, opts, false)
 }
 
-// innerQuery parses the query of a partition statement.
-func (c *Conn) innerQuery(what, query string) (statement, error) {
-	st, err := c.parse(strings.TrimSpace(query))
-	if err == nil && st.kind != kindQuery {
-		err = status.Errorf(codes.InvalidArgument, "spannerfast: %s needs a query, got a %s statement", what, st.keyword)
-	}
-	if err != nil {
+// innerQuery is the query of a partition statement. A malformed statement
+// (no query, or not a query) spends the statement tag.
+func (c *Conn) innerQuery(st statement) (statement, error) {
+	if st.invalid != nil {
 		c.takeStatementTag()
+		return statement{}, st.invalid
 	}
-	return st, err
+	return toStatement(*st.client.Query), nil
 }
 
 // partitionOnly answers QueryOptions.PartitionQuery: one row holding the
@@ -380,8 +375,8 @@ func (c *Conn) partitionOnly(ctx context.Context, st statement, args []driver.Na
 }
 
 // partitionStatement answers PARTITION <query>: one row per partition id.
-func (c *Conn) partitionStatement(ctx context.Context, query string, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
-	st, err := c.innerQuery("PARTITION", query)
+func (c *Conn) partitionStatement(ctx context.Context, ps statement, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
+	st, err := c.innerQuery(ps)
 	if err != nil {
 		return nil, err
 	}

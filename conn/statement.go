@@ -24,25 +24,34 @@ const (
 	kindPartition                           // PARTITION <query> (partitions.go)
 )
 
-// clientKinds maps the first keyword of a client-side statement to its kind.
-// START is always START BATCH: as in go-sql-spanner, START TRANSACTION is
-// PostgreSQL only.
-var clientKinds = map[string]statementKind{
-	"SET": kindClientSet, "SHOW": kindClientShow, "RESET": kindClientReset,
-	"BEGIN": kindClientBegin, "COMMIT": kindClientCommit, "ROLLBACK": kindClientRollback,
-	"START": kindBatchStart, "RUN": kindBatchRun, "ABORT": kindBatchAbort,
-	"PARTITION": kindPartition,
+// clientKinds maps a client-side statement's command to its kind. The
+// dialect's keywords and the statements' grammar are in internal/sqlparse.
+var clientKinds = [...]statementKind{
+	sqlparse.CmdSet: kindClientSet, sqlparse.CmdSetLocal: kindClientSet, sqlparse.CmdSetTransaction: kindClientSet,
+	sqlparse.CmdShow: kindClientShow, sqlparse.CmdReset: kindClientReset,
+	sqlparse.CmdBegin: kindClientBegin, sqlparse.CmdCommit: kindClientCommit, sqlparse.CmdRollback: kindClientRollback,
+	sqlparse.CmdStartBatch: kindBatchStart, sqlparse.CmdAbortBatch: kindBatchAbort,
+	// RUN PARTITION and RUN PARTITIONED QUERY are RUN statements too;
+	// partitions.go answers them (isPartitionStatement).
+	sqlparse.CmdRunBatch: kindBatchRun, sqlparse.CmdRunPartition: kindBatchRun, sqlparse.CmdRunPartitionedQuery: kindBatchRun,
+	sqlparse.CmdPartition: kindPartition,
 }
 
-// statement is a parsed SQL text.
+// statement is a parsed SQL text: what the router and the executors read.
+// Nothing reads its text again (internal/sqlparse parsed it once).
 type statement struct {
 	kind    statementKind
 	dml     sqlparse.DMLKind
 	keyword string   // upper-cased first keyword
-	rest    string   // the text after the keyword, for client-side statements
 	sql     string   // the text to send (`?` rewritten to @pN)
 	params  []string // distinct parameter names; shared with the cache: read only
 	multi   bool     // the text holds several statements (multistatement.go)
+
+	thenReturn bool                      // DML with THEN RETURN
+	database   sqlparse.DatabaseOp       // CREATE or DROP DATABASE
+	dbName     string                    // DROP DATABASE's database
+	client     *sqlparse.ClientStatement // a client-side statement's form; shared: read only
+	invalid    error                     // why the statement is malformed: its executor reports it
 }
 
 // parse parses query through the connector's statement cache
@@ -59,14 +68,19 @@ func parseStatement(query string) (statement, error) {
 }
 
 func toStatement(p sqlparse.Statement) statement {
-	st := statement{dml: p.DML, keyword: p.Keyword, rest: p.Rest, sql: p.SQL, params: p.Params, multi: p.Multi}
+	st := statement{dml: p.DML, keyword: p.Keyword, sql: p.SQL, params: p.Params, multi: p.Multi,
+		thenReturn: p.ThenReturn, database: p.Database, dbName: p.DatabaseName, client: p.Client, invalid: p.Invalid}
 	switch p.Kind {
 	case sqlparse.DML:
 		st.kind = kindDML
 	case sqlparse.DDL:
 		st.kind = kindDDL
 	case sqlparse.Client:
-		st.kind = clientKinds[p.Keyword]
+		// Without a form (a string of several statements, or a parse
+		// error) nothing routes on the kind.
+		if p.Client != nil {
+			st.kind = clientKinds[p.Client.Command]
+		}
 	default:
 		st.kind = kindQuery
 	}

@@ -3,6 +3,18 @@
 // a statement hint `@{...}`), its parameters, and the text to send with
 // positional `?` parameters rewritten to @p1, @p2, ...
 //
+// It parses each statement once, into everything an executor needs, so no
+// executor reads the text again: a client-side statement's command and
+// arguments (ClientStatement: property name and value, transaction options,
+// batch kind, the query of a partition statement, itself parsed), whether
+// DML has THEN RETURN, and which database CREATE or DROP DATABASE is about.
+// A client-side statement that scans but is malformed keeps its error in
+// Statement.Invalid, with the statement, for its executor to report when it
+// runs it: Parse returns only the lexical errors below. What differs between
+// dialects (the keyword table) is in dialect.go; only GoogleSQL exists. It
+// must not know connections, properties' values or Spanner's API: it reads
+// text.
+//
 // # Lexical rules
 //
 // The scanner skips, without looking inside:

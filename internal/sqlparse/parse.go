@@ -37,7 +37,6 @@ type Statement struct {
 	Kind    Kind
 	DML     DMLKind
 	Keyword string // the first keyword, upper case ("" if there is none)
-	Rest    string // the text after the keyword, trimmed
 	// SQL is the text to send: positional `?` parameters become @p1, @p2...
 	// For client-side statements it is the input, unchanged.
 	SQL string
@@ -49,7 +48,37 @@ type Statement struct {
 	// then the input unchanged and Params is nil; Kind and Keyword
 	// describe the first statement only.
 	Multi bool
+
+	// ThenReturn reports DML that returns rows: THEN RETURN (or
+	// PostgreSQL's RETURNING) outside literals and comments.
+	ThenReturn bool
+	// Database is CREATE DATABASE or DROP DATABASE among DDL statements.
+	Database DatabaseOp
+	// DatabaseName is the database id of DROP DATABASE (Invalid says why
+	// there is none).
+	DatabaseName string
+	// Client is the parsed form of a client-side statement; nil for other
+	// kinds and when Multi is set. It is shared like Params: read only.
+	Client *ClientStatement
+	// Invalid is why a statement that scans is still malformed (a client-
+	// side statement's syntax, PARTITION's inner query, DROP DATABASE's
+	// name). Parse does not return it: the statement's executor reports it
+	// when it runs the statement, after the checks that come first (an
+	// open transaction for SET TRANSACTION...), as it always did. It is
+	// cached with the statement; the text is never read again.
+	Invalid error
+
+	rest string // the text after the keyword, trimmed: what the grammars read
 }
+
+// DatabaseOp says whether a DDL statement creates or drops a database.
+type DatabaseOp uint8
+
+const (
+	NoDatabaseOp   DatabaseOp = iota
+	CreateDatabase            // CREATE DATABASE ...
+	DropDatabase              // DROP DATABASE name
+)
 
 var (
 	// ErrUnclosedLiteral: a string or bytes literal or a quoted identifier
@@ -85,27 +114,17 @@ func (e *SyntaxError) GRPCStatus() *status.Status {
 	return status.New(codes.InvalidArgument, e.Error())
 }
 
-// keywords are the first keywords that decide a statement's kind. Keyword
-// returns these strings, so recognising a statement allocates nothing.
-var keywords = []struct {
-	word string
-	kind Kind
-	dml  DMLKind
-}{
-	{"SELECT", Query, NotDML}, {"WITH", Query, NotDML}, {"GRAPH", Query, NotDML}, {"FROM", Query, NotDML},
-	{"INSERT", DML, Insert}, {"UPDATE", DML, Update}, {"DELETE", DML, Delete},
-	{"CREATE", DDL, NotDML}, {"DROP", DDL, NotDML}, {"ALTER", DDL, NotDML}, {"ANALYZE", DDL, NotDML},
-	{"GRANT", DDL, NotDML}, {"REVOKE", DDL, NotDML}, {"RENAME", DDL, NotDML},
-	{"SET", Client, NotDML}, {"SHOW", Client, NotDML}, {"RESET", Client, NotDML},
-	{"BEGIN", Client, NotDML}, {"COMMIT", Client, NotDML}, {"ROLLBACK", Client, NotDML},
-	{"START", Client, NotDML}, {"RUN", Client, NotDML}, {"ABORT", Client, NotDML},
-	{"PARTITION", Client, NotDML}, // PARTITION <query>; RUN PARTITION and RUN PARTITIONED QUERY start with RUN
-}
-
 // Parse classifies sql and scans its parameters. It never panics; any text
 // gives a Statement or a *SyntaxError.
 func Parse(sql string) (Statement, error) {
-	st, err := classify(sql)
+	return parse(sql, true)
+}
+
+// parse is Parse; withClient false leaves a client-side statement's form
+// unread (the query of a partition statement must be a query: its form
+// would never be used, and the parse does not recurse).
+func parse(sql string, withClient bool) (Statement, error) {
+	st, form, err := classify(sql)
 	if err != nil {
 		return st, err
 	}
@@ -113,7 +132,9 @@ func Parse(sql string) (Statement, error) {
 	if st.Kind == Client {
 		// Client-side statements take no parameters, but their literals
 		// and comments must still be closed.
-		_, _, st.Multi, err = scan(sql, false)
+		if _, _, st.Multi, err = scan(sql, false); err == nil && !st.Multi && withClient {
+			parseClient(&st, form)
+		}
 		return st, err
 	}
 	st.SQL, st.Params, st.Multi, err = scan(sql, true)
@@ -121,6 +142,15 @@ func Parse(sql string) (Statement, error) {
 		// Each statement is parsed on its own when it runs: parameters
 		// number from 1 in each, and one may use ? where another uses @x.
 		st.SQL, st.Params = sql, nil
+		return st, err
+	}
+	if err == nil {
+		switch st.Kind {
+		case DML:
+			st.ThenReturn = hasThenReturn(st.rest)
+		case DDL:
+			parseDatabaseOp(&st)
+		}
 	}
 	return st, err
 }
@@ -167,33 +197,31 @@ func moreAfter(sql string, i int) bool {
 
 // classify finds the first keyword after white space, comments and a
 // statement hint.
-func classify(sql string) (Statement, error) {
+func classify(sql string) (Statement, clientForm, error) {
 	i, err := skipBlank(sql, 0)
 	if err != nil {
-		return Statement{}, err
+		return Statement{}, formNone, err
 	}
 	if strings.HasPrefix(sql[i:], "@{") {
 		if i, err = skipHint(sql, i+2); err != nil {
-			return Statement{}, err
+			return Statement{}, formNone, err
 		}
 		if i, err = skipBlank(sql, i); err != nil {
-			return Statement{}, err
+			return Statement{}, formNone, err
 		}
 	}
 	j := i
 	if j < len(sql) && isIdentStart(sql[j]) {
 		j = identEnd(sql, j+1)
 	}
-	st := Statement{Kind: Query, Rest: strings.TrimSpace(sql[j:])}
+	st := Statement{Kind: Query, rest: strings.TrimSpace(sql[j:])}
 	word := sql[i:j]
-	for _, k := range keywords {
-		if len(k.word) == len(word) && strings.EqualFold(k.word, word) {
-			st.Keyword, st.Kind, st.DML = k.word, k.kind, k.dml
-			return st, nil
-		}
+	if k := googleSQL.lookup(word); k != nil {
+		st.Keyword, st.Kind, st.DML = k.word, k.kind, k.dml
+		return st, k.form, nil
 	}
 	st.Keyword = strings.ToUpper(word)
-	return st, nil
+	return st, formNone, nil
 }
 
 // skipBlank skips white space and comments.
@@ -306,27 +334,4 @@ func FindName(names []string, name string) int {
 		}
 	}
 	return -1
-}
-
-// Words splits the text of a client-side statement into its words, upper
-// case, and punctuation (one byte each), dropping white space and comments.
-// Literals and quoted identifiers are kept as written. Client-side
-// statements use it to read their keywords.
-func Words(text string) ([]string, error) {
-	var out []string
-	for i := 0; i < len(text); {
-		k, end, err := next(text, i)
-		if err != nil {
-			return nil, err
-		}
-		switch k {
-		case tokSpace, tokComment:
-		case tokText:
-			out = append(out, strings.ToUpper(text[i:end]))
-		default:
-			out = append(out, text[i:end])
-		}
-		i = end
-	}
-	return out, nil
 }

@@ -144,8 +144,8 @@ func TestClassify(t *testing.T) {
 		{"-- only a comment", Query, NotDML, "", ""},
 	} {
 		st, err := Parse(c.in)
-		if err != nil || st.Kind != c.kind || st.DML != c.dml || st.Keyword != c.keyword || st.Rest != c.rest {
-			t.Errorf("Parse(%q) = %v %v %q %q %v; want %v %v %q %q", c.in, st.Kind, st.DML, st.Keyword, st.Rest, err, c.kind, c.dml, c.keyword, c.rest)
+		if err != nil || st.Kind != c.kind || st.DML != c.dml || st.Keyword != c.keyword || st.rest != c.rest {
+			t.Errorf("Parse(%q) = %v %v %q %q %v; want %v %v %q %q", c.in, st.Kind, st.DML, st.Keyword, st.rest, err, c.kind, c.dml, c.keyword, c.rest)
 		}
 	}
 }
@@ -197,6 +197,13 @@ func FuzzParse(f *testing.F) {
 		"SELECT ?", "SELECT @a, @A, @b", "SELECT '?' , \"@x\", `?`", "SELECT '''?''' ?", "-- ?\n?", "/* ? */ ?",
 		"SELECT 'unterminated ?", "@{hint=1} SELECT @p", "SELECT ?, @x", "#?\n@x", "'\\'?'", "@", "?a?1?_",
 		"rb'?'?", "B\"\"\"?\"\"\"?", "r'\\''?", "SET x = '?'", "BEGIN", "@{", "/*", "'\n'", "`a`?",
+		// client-side statements, well formed and not
+		"SET LOCAL a = DEFAULT", "SET TRANSACTION READ ONLY, ISOLATION LEVEL REPEATABLE READ", "SET TRANSACTION",
+		"set x", "SHOW VARIABLE spanner.a;", "SHOW", "RESET a", "BEGIN TRANSACTION NOT DEFERRABLE, READ",
+		"COMMIT TRANSACTION;", "ROLLBACK x", "START BATCH DML", "START TRANSACTION", "RUN BATCH;", "ABORT",
+		"RUN PARTITION 'x'", "RUN PARTITIONED QUERY SELECT ?", "RUN PARTITIONED", "PARTITION PARTITION SELECT 1",
+		"PARTITION UPDATE T SET a = 1", "DROP DATABASE `a-b`", "DROP DATABASE a.b", "CREATE DATABASE x",
+		"INSERT INTO T (a) VALUES (?) THEN RETURN a", "UPDATE T SET a = 1 WHERE true RETURNING *",
 	} {
 		f.Add(s)
 	}
@@ -219,11 +226,42 @@ func FuzzParse(f *testing.F) {
 		if a, b := literalTexts(t, sql), literalTexts(t, st.SQL); !slices.Equal(a, b) {
 			t.Fatalf("%q -> %q changed literals or comments: %q -> %q", sql, st.SQL, a, b)
 		}
+		checkTyped(t, sql, st)
 		again, err := Parse(st.SQL)
 		if err != nil || again.SQL != st.SQL || !slices.Equal(again.Params, st.Params) || again.Kind != st.Kind {
 			t.Fatalf("%q -> %q %q; parsed again: %q %q %v", sql, st.SQL, st.Params, again.SQL, again.Params, err)
 		}
 	})
+}
+
+// checkTyped: the typed parts of a statement that parsed: parsing again
+// gives the same (deterministic), a client-side statement has its form
+// unless the text holds several, and a malformed one is InvalidArgument.
+func checkTyped(t *testing.T, sql string, st Statement) {
+	t.Helper()
+	if again, _ := Parse(sql); describe(again) != describe(st) {
+		t.Fatalf("%q parsed twice:\n%s\n%s", sql, describe(st), describe(again))
+	}
+	if (st.Kind == Client && !st.Multi) != (st.Client != nil) {
+		t.Fatalf("%q: kind %v, multi %v, client form %+v", sql, st.Kind, st.Multi, st.Client)
+	}
+	if st.Invalid != nil && status.Code(st.Invalid) != codes.InvalidArgument {
+		t.Fatalf("%q: Invalid %v is not InvalidArgument", sql, st.Invalid)
+	}
+	if st.Invalid != nil && st.Kind != Client && st.Database != DropDatabase {
+		t.Fatalf("%q: Invalid %v on a %v statement", sql, st.Invalid, st.Kind)
+	}
+	if c := st.Client; c != nil {
+		if c.Command == CmdNone {
+			t.Fatalf("%q: client form without a command", sql)
+		}
+		if q := c.Query; q != nil && (q.Kind != Query || q.Client != nil || st.Invalid != nil) {
+			t.Fatalf("%q: inner query %s with %v", sql, describe(*q), st.Invalid)
+		}
+	}
+	if st.ThenReturn && st.Kind != DML {
+		t.Fatalf("%q: ThenReturn on a %v statement", sql, st.Kind)
+	}
 }
 
 func TestCacheLRU(t *testing.T) {
@@ -305,12 +343,12 @@ func BenchmarkParse(b *testing.B) {
 }
 
 func TestWords(t *testing.T) {
-	got, err := Words("transaction /* c */ read only, isolation level -- x\n repeatable read;")
+	got, err := words("transaction /* c */ read only, isolation level -- x\n repeatable read;")
 	want := []string{"TRANSACTION", "READ", "ONLY", ",", "ISOLATION", "LEVEL", "REPEATABLE", "READ", ";"}
 	if err != nil || !slices.Equal(got, want) {
-		t.Fatalf("Words = %q %v, want %q", got, err, want)
+		t.Fatalf("words = %q %v, want %q", got, err, want)
 	}
-	if _, err := Words("read /* only"); !errors.Is(err, ErrUnclosedComment) {
-		t.Fatalf("Words with an unclosed comment: %v", err)
+	if _, err := words("read /* only"); !errors.Is(err, ErrUnclosedComment) {
+		t.Fatalf("words with an unclosed comment: %v", err)
 	}
 }

@@ -1,0 +1,439 @@
+package sqlparse
+
+import (
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Command is what a client-side statement does.
+type Command uint8
+
+const (
+	CmdNone                Command = iota
+	CmdSet                         // SET [SPANNER.]name = value
+	CmdSetLocal                    // SET LOCAL name = value
+	CmdSetTransaction              // SET TRANSACTION option[, ...]
+	CmdShow                        // SHOW [VARIABLE] name
+	CmdReset                       // RESET name
+	CmdBegin                       // BEGIN [TRANSACTION] [option[, ...]]
+	CmdCommit                      // COMMIT [TRANSACTION]
+	CmdRollback                    // ROLLBACK [TRANSACTION]
+	CmdStartBatch                  // START BATCH {DDL | DML}
+	CmdRunBatch                    // RUN BATCH (and any RUN that is not a partition statement)
+	CmdAbortBatch                  // ABORT BATCH
+	CmdPartition                   // PARTITION <query>
+	CmdRunPartition                // RUN PARTITION '<id>'
+	CmdRunPartitionedQuery         // RUN PARTITIONED QUERY <query> (and any other RUN PARTITIONED)
+)
+
+// ClientStatement is a client-side statement, read once when the statement
+// is parsed. A malformed one has its Command and, in Statement.Invalid, the
+// error its executor reports.
+type ClientStatement struct {
+	Command Command
+	// Name is the property of SET, SET LOCAL, SHOW and RESET, without a
+	// spanner. prefix, as written.
+	Name string
+	// Value is the value of SET and SET LOCAL (quotes removed), and the
+	// partition id of RUN PARTITION (quotes removed).
+	Value string
+	// Default reports SET [LOCAL] name = DEFAULT (the bare keyword; 'DEFAULT'
+	// quoted is text).
+	Default bool
+	// Column is SHOW's column name: the name as written, spanner. prefix
+	// included.
+	Column string
+	// Text is the text after the command's keywords, trimmed (SET LOCAL's
+	// error messages quote it).
+	Text string
+	// Txn are the options of BEGIN and SET TRANSACTION.
+	Txn TxnOptions
+	// Batch is the kind of batch START BATCH starts.
+	Batch BatchKind
+	// Query is the query of PARTITION and RUN PARTITIONED QUERY, parsed.
+	Query *Statement
+}
+
+// TxnOptions are the options of BEGIN and SET TRANSACTION. They are shared
+// with the cache: read only.
+type TxnOptions struct {
+	ReadOnly   *bool // READ ONLY (true), READ WRITE (false); nil when not given
+	Isolation  Isolation
+	Deferrable *bool // [NOT] DEFERRABLE; nil when not given
+}
+
+// Isolation is an ISOLATION LEVEL option.
+type Isolation uint8
+
+const (
+	IsolationDefault        Isolation = iota // not given
+	IsolationSerializable                    // ISOLATION LEVEL SERIALIZABLE
+	IsolationRepeatableRead                  // ISOLATION LEVEL REPEATABLE READ
+)
+
+// BatchKind is what START BATCH starts.
+type BatchKind uint8
+
+const (
+	BatchDDL BatchKind = iota
+	BatchDML
+)
+
+// parseClient reads the client-side statement st (classified, scanned and
+// not Multi) with the grammar its keyword picked.
+func parseClient(st *Statement, form clientForm) {
+	c := &ClientStatement{}
+	var err error
+	switch form {
+	case formSet:
+		err = c.parseSet(st.rest)
+	case formShow:
+		err = c.parseShow(st.rest)
+	case formReset:
+		c.Command, c.Name = CmdReset, variableName(st.rest)
+	case formBegin:
+		c.Command = CmdBegin
+		err = c.parseBegin(st.rest)
+	case formEnd:
+		err = c.parseEnd(st.Keyword, st.rest)
+	case formBatch:
+		err = c.parseBatch(st.Keyword, st.rest, st.SQL)
+	case formPartition:
+		c.Command = CmdPartition
+		c.Query, err = innerQuery("PARTITION", st.rest)
+	}
+	st.Client, st.Invalid = c, err
+}
+
+// parseSet reads SET TRANSACTION option[, ...], SET LOCAL name = value and
+// SET name = value.
+func (c *ClientStatement) parseSet(rest string) error {
+	w, after := firstWord(rest)
+	switch w {
+	case "TRANSACTION":
+		c.Command = CmdSetTransaction
+		ws, err := words(after)
+		if err != nil {
+			return err
+		}
+		if len(ws) == 0 {
+			return status.Error(codes.InvalidArgument, "spannerfast: SET TRANSACTION: missing option: want READ ONLY, READ WRITE, ISOLATION LEVEL {SERIALIZABLE | REPEATABLE READ} or [NOT] DEFERRABLE")
+		}
+		c.Txn, err = parseTxnOptions("SET TRANSACTION", ws)
+		return err
+	case "LOCAL":
+		c.Command, c.Text = CmdSetLocal, strings.TrimSpace(after)
+		return c.parseAssignment(after)
+	}
+	c.Command, c.Text = CmdSet, rest
+	return c.parseAssignment(rest)
+}
+
+// parseAssignment reads "name = value" (the value quoted or bare, or the
+// keyword DEFAULT).
+func (c *ClientStatement) parseAssignment(text string) error {
+	name, value, ok := strings.Cut(text, "=")
+	if !ok {
+		return status.Errorf(codes.InvalidArgument, "spannerfast: SET needs the form SET name = value, got %q", "SET "+text)
+	}
+	c.Name, c.Value = variableName(name), unquote(strings.TrimSpace(value))
+	// go-sql-spanner's SET name = DEFAULT: the DSN's value, as RESET.
+	c.Default = strings.EqualFold(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), ";")), "DEFAULT")
+	return nil
+}
+
+// parseShow reads SHOW VARIABLE name, and SHOW name (PostgreSQL's form,
+// which go-sql-spanner accepts on PostgreSQL databases).
+func (c *ClientStatement) parseShow(rest string) error {
+	c.Command = CmdShow
+	w, after := firstWord(rest)
+	if w != "VARIABLE" {
+		after = rest
+	}
+	written := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(after), ";"))
+	if written == "" {
+		return status.Errorf(codes.InvalidArgument, "spannerfast: want SHOW VARIABLE name, got %q", "SHOW "+rest)
+	}
+	c.Column, c.Name = written, variableName(after)
+	return nil
+}
+
+// parseBegin reads BEGIN's [TRANSACTION] [option[, ...]].
+func (c *ClientStatement) parseBegin(rest string) error {
+	ws, err := wordsAfterTransaction(rest)
+	if err != nil {
+		return err
+	}
+	c.Txn, err = parseTxnOptions("BEGIN", ws)
+	return err
+}
+
+// parseEnd reads COMMIT or ROLLBACK [TRANSACTION].
+func (c *ClientStatement) parseEnd(keyword, rest string) error {
+	c.Command = CmdCommit
+	if keyword == "ROLLBACK" {
+		c.Command = CmdRollback
+	}
+	ws, err := wordsAfterTransaction(rest)
+	if err == nil && len(ws) > 0 && !(len(ws) == 1 && ws[0] == ";") {
+		err = status.Errorf(codes.InvalidArgument, "spannerfast: %s: unexpected %q", keyword, strings.Join(ws, " "))
+	}
+	return err
+}
+
+// parseBatch reads START BATCH {DDL | DML}, RUN BATCH and ABORT BATCH, and
+// the partition statements that start with RUN.
+func (c *ClientStatement) parseBatch(keyword, rest, sql string) error {
+	switch keyword {
+	case "START":
+		c.Command = CmdStartBatch
+	case "ABORT":
+		c.Command = CmdAbortBatch
+	default:
+		c.Command = CmdRunBatch
+		w, after := firstWord(rest)
+		switch w {
+		case "PARTITION":
+			c.Command, c.Value = CmdRunPartition, unquote(strings.TrimSpace(after))
+			return nil
+		case "PARTITIONED":
+			c.Command = CmdRunPartitionedQuery
+			if w2, query := firstWord(after); w2 == "QUERY" {
+				var err error
+				c.Query, err = innerQuery("RUN PARTITIONED QUERY", query)
+				return err
+			}
+			return status.Errorf(codes.InvalidArgument, "spannerfast: want RUN PARTITIONED QUERY <query> or RUN PARTITION '<id>', got %q", "RUN "+rest)
+		}
+	}
+	ws, err := words(rest)
+	if err != nil {
+		return err
+	}
+	if n := len(ws); n > 0 && ws[n-1] == ";" {
+		ws = ws[:n-1]
+	}
+	if len(ws) == 0 || ws[0] != "BATCH" {
+		return status.Errorf(codes.InvalidArgument, "spannerfast: %q: expected %s BATCH", sql, keyword)
+	}
+	ws = ws[1:]
+	if c.Command == CmdStartBatch {
+		if len(ws) == 0 || (ws[0] != "DDL" && ws[0] != "DML") {
+			return status.Errorf(codes.InvalidArgument, "spannerfast: %q: expected START BATCH DDL or START BATCH DML", sql)
+		}
+		if ws[0] == "DML" {
+			c.Batch = BatchDML
+		}
+		ws = ws[1:]
+	}
+	if len(ws) > 0 {
+		return status.Errorf(codes.InvalidArgument, "spannerfast: %q: unexpected %q after %s BATCH", sql, ws[0], keyword)
+	}
+	return nil
+}
+
+// innerQuery parses the query of a partition statement, which must be a
+// query.
+func innerQuery(what, text string) (*Statement, error) {
+	q, err := parse(strings.TrimSpace(text), false)
+	if err == nil && q.Kind != Query {
+		err = status.Errorf(codes.InvalidArgument, "spannerfast: %s needs a query, got a %s statement", what, q.Keyword)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &q, nil
+}
+
+// parseTxnOptions reads option[, ...] from ws (upper case, a trailing ";"
+// allowed); stmt names the statement in errors.
+func parseTxnOptions(stmt string, ws []string) (TxnOptions, error) {
+	var o TxnOptions
+	if n := len(ws); n > 0 && ws[n-1] == ";" {
+		ws = ws[:n-1]
+	}
+	for len(ws) > 0 {
+		switch {
+		case hasWords(ws, "READ", "ONLY"), hasWords(ws, "READ", "WRITE"):
+			ro := ws[1] == "ONLY"
+			o.ReadOnly, ws = &ro, ws[2:]
+		case hasWords(ws, "ISOLATION", "LEVEL", "SERIALIZABLE"):
+			o.Isolation, ws = IsolationSerializable, ws[3:]
+		case hasWords(ws, "ISOLATION", "LEVEL", "REPEATABLE", "READ"):
+			o.Isolation, ws = IsolationRepeatableRead, ws[4:]
+		case hasWords(ws, "DEFERRABLE"), hasWords(ws, "NOT", "DEFERRABLE"):
+			d := ws[0] == "DEFERRABLE"
+			o.Deferrable = &d
+			if d {
+				ws = ws[1:]
+			} else {
+				ws = ws[2:]
+			}
+		default:
+			return o, status.Errorf(codes.InvalidArgument,
+				"spannerfast: %s: invalid transaction option at %q: want READ ONLY, READ WRITE, ISOLATION LEVEL {SERIALIZABLE | REPEATABLE READ} or [NOT] DEFERRABLE",
+				stmt, strings.Join(ws, " "))
+		}
+		if len(ws) > 0 && ws[0] == "," {
+			ws = ws[1:]
+		}
+	}
+	return o, nil
+}
+
+func hasWords(ws []string, want ...string) bool {
+	if len(ws) < len(want) {
+		return false
+	}
+	for i, w := range want {
+		if ws[i] != w {
+			return false
+		}
+	}
+	return true
+}
+
+// parseDatabaseOp marks CREATE DATABASE and DROP DATABASE, and reads the
+// name DROP DATABASE drops.
+func parseDatabaseOp(st *Statement) {
+	if st.Keyword != "CREATE" && st.Keyword != "DROP" {
+		return
+	}
+	ws, _ := words(st.rest)
+	if len(ws) == 0 || ws[0] != "DATABASE" {
+		return
+	}
+	if st.Keyword == "CREATE" {
+		st.Database = CreateDatabase
+		return
+	}
+	st.Database = DropDatabase
+	st.DatabaseName, st.Invalid = databaseName(ws)
+}
+
+// databaseName reads the database id after DROP DATABASE from its words
+// (ws[0] is DATABASE): a plain or `quoted` identifier, then nothing but an
+// optional semicolon.
+func databaseName(ws []string) (string, error) {
+	if n := len(ws); n > 0 && ws[n-1] == ";" {
+		ws = ws[:n-1]
+	}
+	// A `quoted` name is one word, a plain one may have been split at its
+	// hyphens.
+	if len(ws) == 2 && strings.HasPrefix(ws[1], "`") {
+		return strings.Trim(ws[1], "`"), nil
+	}
+	var name strings.Builder
+	for _, w := range ws[1:] {
+		if w != "-" && !isIdentWord(w) {
+			return "", status.Errorf(codes.InvalidArgument, "spannerfast: DROP DATABASE: unexpected %q in the database name", w)
+		}
+		name.WriteString(w)
+	}
+	if name.Len() == 0 {
+		return "", status.Error(codes.InvalidArgument, "spannerfast: DROP DATABASE: missing database name")
+	}
+	// words upper-cases plain words; database ids are lower case.
+	return strings.ToLower(name.String()), nil
+}
+
+func isIdentWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// hasThenReturn reports whether DML text has THEN RETURN or RETURNING
+// outside literals, quoted identifiers and comments. It walks the tokens
+// without collecting them: a DML statement parsed without a cache pays no
+// allocation for it.
+func hasThenReturn(text string) bool {
+	then := false // the previous word was THEN
+	for i := 0; i < len(text); {
+		k, end, err := next(text, i)
+		if err != nil {
+			return false
+		}
+		switch k {
+		case tokSpace, tokComment:
+		case tokText:
+			w := text[i:end]
+			if strings.EqualFold(w, "RETURNING") || (then && strings.EqualFold(w, "RETURN")) {
+				return true
+			}
+			then = strings.EqualFold(w, "THEN")
+		default:
+			then = false
+		}
+		i = end
+	}
+	return false
+}
+
+// words splits the text of a client-side statement into its words, upper
+// case, and punctuation (one byte each), dropping white space and comments.
+// Literals and quoted identifiers are kept as written.
+func words(text string) ([]string, error) {
+	var out []string
+	for i := 0; i < len(text); {
+		k, end, err := next(text, i)
+		if err != nil {
+			return nil, err
+		}
+		switch k {
+		case tokSpace, tokComment:
+		case tokText:
+			out = append(out, strings.ToUpper(text[i:end]))
+		default:
+			out = append(out, text[i:end])
+		}
+		i = end
+	}
+	return out, nil
+}
+
+// wordsAfterTransaction is words without one leading TRANSACTION.
+func wordsAfterTransaction(text string) ([]string, error) {
+	ws, err := words(text)
+	if len(ws) > 0 && ws[0] == "TRANSACTION" {
+		ws = ws[1:]
+	}
+	return ws, err
+}
+
+// firstWord splits off the first word of s, upper-cased: letters, digits
+// and _ after white space (comments are not skipped: SET, SHOW and RUN
+// read their second keyword this way, as they always did).
+func firstWord(s string) (word, rest string) {
+	s = strings.TrimLeft(s, " \t\r\n\f")
+	i := 0
+	for i < len(s) && (s[i] == '_' || (s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') || (i > 0 && s[i] >= '0' && s[i] <= '9')) {
+		i++
+	}
+	return strings.ToUpper(s[:i]), s[i:]
+}
+
+// variableName is a property name as written, trimmed of white space and a
+// trailing semicolon, without a spanner. prefix.
+func variableName(s string) string {
+	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), ";"))
+	if len(s) > 8 && strings.EqualFold(s[:8], "spanner.") {
+		s = s[8:]
+	}
+	return s
+}
+
+// unquote removes a trailing semicolon and one pair of matching quotes.
+func unquote(v string) string {
+	v = strings.TrimSuffix(v, ";")
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
+}

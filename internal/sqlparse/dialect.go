@@ -1,0 +1,62 @@
+package sqlparse
+
+import "strings"
+
+// dialect is what differs between SQL dialects in how a statement is read:
+// the first keywords that decide a statement's kind, and for client-side
+// statements which grammar reads the rest. The lexical rules (lex.go) and
+// the client-side grammars themselves (client.go) are shared; a dialect
+// picks among them. Only GoogleSQL exists today.
+type dialect struct {
+	keywords []keyword
+}
+
+// keyword is a first keyword and what it makes of a statement.
+type keyword struct {
+	word string // upper case; Statement.Keyword is this string, so recognising it allocates nothing
+	kind Kind
+	dml  DMLKind
+	form clientForm // for Client: the grammar of the rest of the statement
+}
+
+// clientForm names the grammar that reads a client-side statement after its
+// first keyword (client.go).
+type clientForm uint8
+
+const (
+	formNone      clientForm = iota
+	formSet                  // SET name = value, SET LOCAL ..., SET TRANSACTION ...
+	formShow                 // SHOW [VARIABLE] name
+	formReset                // RESET name
+	formBegin                // BEGIN [TRANSACTION] [option[, ...]]
+	formEnd                  // COMMIT | ROLLBACK [TRANSACTION]
+	formBatch                // START | ABORT BATCH ...; RUN BATCH | PARTITION | PARTITIONED QUERY
+	formPartition            // PARTITION <query>
+)
+
+// googleSQL is the GoogleSQL dialect. START is always START BATCH: as in
+// go-sql-spanner, START TRANSACTION is PostgreSQL only.
+var googleSQL = dialect{keywords: []keyword{
+	{"SELECT", Query, NotDML, formNone}, {"WITH", Query, NotDML, formNone},
+	{"GRAPH", Query, NotDML, formNone}, {"FROM", Query, NotDML, formNone},
+	{"INSERT", DML, Insert, formNone}, {"UPDATE", DML, Update, formNone}, {"DELETE", DML, Delete, formNone},
+	{"CREATE", DDL, NotDML, formNone}, {"DROP", DDL, NotDML, formNone}, {"ALTER", DDL, NotDML, formNone},
+	{"ANALYZE", DDL, NotDML, formNone}, {"GRANT", DDL, NotDML, formNone}, {"REVOKE", DDL, NotDML, formNone},
+	{"RENAME", DDL, NotDML, formNone},
+	{"SET", Client, NotDML, formSet}, {"SHOW", Client, NotDML, formShow}, {"RESET", Client, NotDML, formReset},
+	{"BEGIN", Client, NotDML, formBegin}, {"COMMIT", Client, NotDML, formEnd}, {"ROLLBACK", Client, NotDML, formEnd},
+	{"START", Client, NotDML, formBatch}, {"RUN", Client, NotDML, formBatch}, {"ABORT", Client, NotDML, formBatch},
+	// RUN PARTITION and RUN PARTITIONED QUERY start with RUN.
+	{"PARTITION", Client, NotDML, formPartition},
+}}
+
+// lookup returns the entry of word (any case), or nil.
+func (d *dialect) lookup(word string) *keyword {
+	for i := range d.keywords {
+		k := &d.keywords[i]
+		if len(k.word) == len(word) && strings.EqualFold(k.word, word) {
+			return k
+		}
+	}
+	return nil
+}
