@@ -6,6 +6,7 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/partition"
 )
 
 // QueryOptions change how one statement runs. Pass a QueryOptions as one of
@@ -124,11 +125,14 @@ func (q *QueryOptions) mergeSettings(o QueryOptions) {
 }
 
 // asQueryOptions returns the QueryOptions an argument value stands for:
-// a QueryOptions, or go-sql-spanner's ExecOptions (by value or pointer).
+// a QueryOptions, go-sql-spanner's ExecOptions (by value or pointer), or
+// the partition.Read that PartitionedQuery.Execute passes.
 func asQueryOptions(v any) (QueryOptions, bool, error) {
 	switch o := v.(type) {
 	case QueryOptions:
 		return o, true, nil
+	case partition.Read:
+		return QueryOptions{Partition: o.Partition}, true, nil
 	case ExecOptions:
 		q, err := o.queryOptions()
 		return q, true, err

@@ -2,13 +2,9 @@ package conn
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
-	"encoding/base64"
-	"encoding/binary"
 	"runtime"
 	"strings"
-	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -16,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/partition"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
@@ -37,7 +34,7 @@ import (
 //     anywhere (PartitionedQuery.Execute, RUN PARTITION, or bytes).
 //   - QueryOptions.AutoPartition, auto_partition_mode, or RUN PARTITIONED
 //     QUERY <query>: the query is partitioned and all partitions are read
-//     into one Rows (partitionedRows), in the batch transaction if one is
+//     into one Rows (partition.Rows), in the batch transaction if one is
 //     open, else in a batch read-only transaction of its own at
 //     read_only_staleness.
 //   - PARTITION <query>: one row per partition, column PARTITION, holding
@@ -46,151 +43,21 @@ import (
 // In a read-only or read-write transaction that is not a batch one, all of
 // these fail with FailedPrecondition (RUN PARTITION excepted: a partition
 // carries its own transaction).
-
-// Partition is one part of a partitioned query: everything needed to read
-// it, from this process or another (see MarshalBinary). It is immutable.
-type Partition struct {
-	req    *spannerpb.ExecuteSqlRequest // the request that reads it; shared, read only
-	readTS time.Time
-}
-
-// ReadTimestamp is the read timestamp of the batch transaction the
-// partition belongs to (zero if Spanner did not report one).
-func (p *Partition) ReadTimestamp() time.Time { return p.readTS }
-
-// GetPartitionToken returns a copy of the token Spanner gave the
-// partition (the official client's spanner.Partition has the same
-// method).
-func (p *Partition) GetPartitionToken() []byte {
-	return append([]byte(nil), p.req.GetPartitionToken()...)
-}
-
-// SQL is the text sent for the partition (positional parameters rewritten
-// to @p1, @p2...).
-func (p *Partition) SQL() string { return p.req.GetSql() }
-
-// DataBoost reports whether the partition runs on Data Boost.
-func (p *Partition) DataBoost() bool { return p.req.GetDataBoostEnabled() }
-
-// Encoding of a partition, version 1:
 //
-//	bytes 0-3   "sfpt" (magic)
-//	byte  4     1 (version)
-//	bytes 5-12  read timestamp, Unix nanoseconds, big-endian int64 (0: none)
-//	bytes 13-   google.spanner.v1.ExecuteSqlRequest, deterministic protobuf:
-//	            session, transaction {id}, sql, params, param_types,
-//	            partition_token, data_boost_enabled, query_options,
-//	            request_options
-//
-// A later version gets a new version byte; decoders refuse versions they
-// do not know. The session and transaction id inside are live server state:
-// see "Lifetime" in the README.
-const (
-	partitionMagic   = "sfpt"
-	partitionVersion = 1
-	partitionHeader  = len(partitionMagic) + 1 + 8
+// The partition itself (its encoding, PartitionedQuery) and the reader of
+// several partitions at once are package internal/partition's.
+
+// Partition, PartitionedQuery, Queryer and ParsePartitionID are
+// internal/partition's; these names keep conn's API (driver re-exports
+// them from there).
+type (
+	Partition        = partition.Partition
+	PartitionedQuery = partition.PartitionedQuery
+	Queryer          = partition.Queryer
 )
 
-// MarshalBinary encodes the partition (see the encoding above).
-func (p *Partition) MarshalBinary() ([]byte, error) {
-	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(p.req)
-	if err != nil {
-		return nil, status.Errorf(codes.Internal, "spannerfast: encoding a partition: %v", err)
-	}
-	b := make([]byte, partitionHeader, partitionHeader+len(body))
-	copy(b, partitionMagic)
-	b[len(partitionMagic)] = partitionVersion
-	var ns int64
-	if !p.readTS.IsZero() {
-		ns = p.readTS.UnixNano()
-	}
-	binary.BigEndian.PutUint64(b[len(partitionMagic)+1:], uint64(ns))
-	return append(b, body...), nil
-}
-
-// UnmarshalBinary decodes what MarshalBinary encoded. Errors are
-// InvalidArgument and say what is wrong.
-func (p *Partition) UnmarshalBinary(b []byte) error {
-	if len(b) < partitionHeader || string(b[:len(partitionMagic)]) != partitionMagic {
-		return status.Error(codes.InvalidArgument, "spannerfast: not a spannerfast partition (bad header)")
-	}
-	if v := b[len(partitionMagic)]; v != partitionVersion {
-		return status.Errorf(codes.InvalidArgument, "spannerfast: partition encoding version %d is not supported (want %d)", v, partitionVersion)
-	}
-	req := &spannerpb.ExecuteSqlRequest{}
-	if err := proto.Unmarshal(b[partitionHeader:], req); err != nil {
-		return status.Errorf(codes.InvalidArgument, "spannerfast: partition does not decode: %v", err)
-	}
-	switch {
-	case req.GetSession() == "":
-		return status.Error(codes.InvalidArgument, "spannerfast: partition has no session")
-	case len(req.GetTransaction().GetId()) == 0:
-		return status.Error(codes.InvalidArgument, "spannerfast: partition has no transaction id")
-	case len(req.GetPartitionToken()) == 0:
-		return status.Error(codes.InvalidArgument, "spannerfast: partition has no partition token")
-	}
-	var readTS time.Time
-	if ns := int64(binary.BigEndian.Uint64(b[len(partitionMagic)+1:])); ns != 0 {
-		readTS = time.Unix(0, ns).UTC()
-	}
-	*p = Partition{req: req, readTS: readTS}
-	return nil
-}
-
-// ID is the partition's encoding in unpadded URL-safe base64: the text
-// PARTITION returns and RUN PARTITION '<id>' takes.
-func (p *Partition) ID() (string, error) {
-	b, err := p.MarshalBinary()
-	if err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
 // ParsePartitionID decodes a partition id (Partition.ID).
-func ParsePartitionID(id string) (*Partition, error) {
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(id, "="))
-	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: partition id is not URL-safe base64: %v", err)
-	}
-	p := &Partition{}
-	if err := p.UnmarshalBinary(b); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// PartitionedQuery is a query partitioned in a batch read-only transaction
-// (QueryOptions.PartitionQuery). Scan the one row of that query into it.
-type PartitionedQuery struct {
-	SQL           string // the statement as sent (`?` rewritten to @p1, @p2...)
-	ReadTimestamp time.Time
-	Partitions    []*Partition
-}
-
-// Scan takes the *PartitionedQuery of a PartitionQuery result.
-func (pq *PartitionedQuery) Scan(src any) error {
-	v, ok := src.(*PartitionedQuery)
-	if !ok {
-		return status.Errorf(codes.InvalidArgument, "spannerfast: cannot scan %T into a PartitionedQuery", src)
-	}
-	*pq = *v
-	return nil
-}
-
-// Queryer runs queries: *sql.DB, *sql.Conn and *sql.Tx are Queryers.
-type Queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-// Execute reads partition index through db (any spannerfast *sql.DB,
-// *sql.Conn or *sql.Tx on the same database, in this process or another).
-func (pq *PartitionedQuery) Execute(ctx context.Context, index int, db Queryer) (*sql.Rows, error) {
-	if index < 0 || index >= len(pq.Partitions) {
-		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: partition index %d out of range [0, %d)", index, len(pq.Partitions))
-	}
-	return db.QueryContext(ctx, pq.SQL, QueryOptions{Partition: pq.Partitions[index]})
-}
+func ParsePartitionID(id string) (*Partition, error) { return partition.ParsePartitionID(id) }
 
 // mergePartitioned lays the partitioned-query options of o over q's.
 func (q *QueryOptions) mergePartitioned(o QueryOptions) {
@@ -420,12 +287,14 @@ func (c *Conn) readAll(ctx context.Context, what string, st statement, args []dr
 		return rows.NewList(nil), nil
 	}
 	ro := c.rowsOptions(opts)
-	ro.Decode.Raw = false // see partitionedRows: workers decode ahead of Next
+	ro.Decode.Raw = false // see partition.Rows: workers decode ahead of Next
 	// The workers read these settings while the connection goes on with
 	// other statements (SET may change c.cfg): they get a copy.
 	snap := &Conn{client: c.client, cfg: c.cfg, sessions: c.client.MultiplexedLease()}
-	open := func(ctx context.Context, p *Partition) (*rows.Rows, error) { return snap.stream(ctx, p.req, false, ro) }
-	return openPartitioned(ctx, pq.Partitions, c.parallelism(opts, optionGiven), open)
+	open := func(ctx context.Context, p *Partition) (*rows.Rows, error) {
+		return snap.stream(ctx, partition.Request(p), false, ro)
+	}
+	return partition.Open(ctx, pq.Partitions, c.parallelism(opts, optionGiven), open)
 }
 
 // parallelism is how many partitions are read at once: the option's
@@ -478,7 +347,7 @@ func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []
 	for _, part := range resp.GetPartitions() {
 		r := proto.Clone(req).(*spannerpb.ExecuteSqlRequest)
 		r.PartitionToken = part.GetPartitionToken()
-		pq.Partitions = append(pq.Partitions, &Partition{req: r, readTS: t.readTS})
+		pq.Partitions = append(pq.Partitions, partition.New(r, t.readTS))
 	}
 	return pq, nil
 }
@@ -493,9 +362,9 @@ func (c *Conn) maxPartitions(opts QueryOptions) int64 {
 // runPartition reads one partition. It may come from another connection or
 // process, but must belong to this connection's database.
 func (c *Conn) runPartition(ctx context.Context, p *Partition, opts QueryOptions) (driver.Rows, error) {
-	if db := c.client.DatabasePath(); !strings.HasPrefix(p.req.GetSession(), db+"/sessions/") {
+	if db := c.client.DatabasePath(); !strings.HasPrefix(partition.Request(p).GetSession(), db+"/sessions/") {
 		return nil, status.Errorf(codes.FailedPrecondition,
-			"spannerfast: the partition belongs to session %q, not to this connection's database %q", p.req.GetSession(), db)
+			"spannerfast: the partition belongs to session %q, not to this connection's database %q", partition.Request(p).GetSession(), db)
 	}
-	return c.stream(ctx, p.req, false, c.rowsOptions(opts))
+	return c.stream(ctx, partition.Request(p), false, c.rowsOptions(opts))
 }

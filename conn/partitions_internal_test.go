@@ -12,6 +12,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
+	"github.com/spannerfast/spannerfast/internal/partition"
 	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
@@ -47,7 +48,7 @@ func TestPartitionedSlowConsumer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pr := r.(*partitionedRows)
+		pr := r.(*partition.Rows)
 		dest := make([]driver.Value, 1)
 		for range 3 {
 			if err := pr.Next(dest); err != nil {
@@ -55,9 +56,10 @@ func TestPartitionedSlowConsumer(t *testing.T) {
 			}
 		}
 		time.Sleep(100 * time.Millisecond) // the workers run ahead as far as they may
-		// The full channel, one batch per worker, and the batch being read.
-		bound := int64((cap(pr.out) + 4 + 1) * partitionBatchRows)
-		if ahead := pr.produced.Load() - pr.consumed.Load(); ahead > bound || ahead < 1 {
+		// The full channel, one batch per worker, and the batch being read
+		// (internal/partition checks MaxAhead against its handoff).
+		bound := pr.MaxAhead()
+		if ahead := pr.Ahead(); ahead > bound || ahead < 1 {
 			t.Errorf("raw %v: %d rows decoded ahead of the consumer, want 1..%d", raw, ahead, bound)
 		}
 		n := 3

@@ -7,6 +7,7 @@ import (
 	"cloud.google.com/go/spanner"
 
 	"github.com/spannerfast/spannerfast/conn"
+	"github.com/spannerfast/spannerfast/internal/partition"
 )
 
 // Partitioned queries (see the README's "Partitioned queries and Data
@@ -16,12 +17,12 @@ import (
 // scan the one row of a query run with PartitionQuery() into it, then read
 // each of its Partitions with Execute (or send a partition elsewhere with
 // Partition.MarshalBinary or Partition.ID).
-type PartitionedQuery = conn.PartitionedQuery
+type PartitionedQuery = partition.PartitionedQuery
 
 // Partition is one partition of a PartitionedQuery. Its MarshalBinary and
 // ID encode it (a versioned encoding) so that another *sql.DB or process
 // can read it with ExecutePartition or RUN PARTITION '<id>'.
-type Partition = conn.Partition
+type Partition = partition.Partition
 
 // PartitionQuery returns a statement argument that only partitions the
 // query (go-sql-spanner's PartitionedQueryOptions.PartitionQuery): the
@@ -56,11 +57,11 @@ func DecodePartition(b []byte) (*Partition, error) {
 
 // ParsePartitionID decodes a partition id (Partition.ID, or a row of
 // PARTITION <query>).
-func ParsePartitionID(id string) (*Partition, error) { return conn.ParsePartitionID(id) }
+func ParsePartitionID(id string) (*Partition, error) { return partition.ParsePartitionID(id) }
 
 // ExecutePartition reads partition p through db (any spannerfast *sql.DB,
 // *sql.Conn or *sql.Tx on the partition's database).
-func ExecutePartition(ctx context.Context, db conn.Queryer, p *Partition) (*sql.Rows, error) {
+func ExecutePartition(ctx context.Context, db partition.Queryer, p *Partition) (*sql.Rows, error) {
 	return db.QueryContext(ctx, p.SQL(), QueryOptions{Partition: p})
 }
 

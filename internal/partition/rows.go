@@ -1,4 +1,4 @@
-package conn
+package partition
 
 import (
 	"context"
@@ -15,11 +15,11 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// partitionedRows reads the partitions of one query concurrently and hands
-// their rows to Next as one result.
+// Rows reads the partitions of one query concurrently and hands their rows
+// to Next as one result.
 //
-// Each partition is an ordinary stream (Conn.stream: rows.Open, the
-// resumable stream, the same decoder), read by a worker goroutine; at most
+// Each partition is an ordinary stream (what the Opener gives: rows.Open
+// over the resumable stream, the same decoder), read by a worker goroutine; at most
 // `workers` partitions are open at once, and a worker takes the next
 // unread partition when its own ends, so every partition is read exactly
 // once. Rows of one partition keep their order; rows of different
@@ -43,7 +43,7 @@ import (
 // The first error of any partition stops all of them (the others are
 // cancelled) and Next returns it after the rows already handed over. Close
 // cancels every partition and waits until all workers have left.
-type partitionedRows struct {
+type Rows struct {
 	plan *decode.Plan
 	cols int
 
@@ -59,7 +59,8 @@ type partitionedRows struct {
 	cur    *rowBatch          // consumer side: the batch being returned
 	pos    int                // consumer side: next row of cur
 
-	produced atomic.Int64 // rows decoded by workers (tests measure the bound)
+	workers  int          // partitions read at once
+	produced atomic.Int64 // rows decoded by workers (Ahead)
 	consumed atomic.Int64 // rows returned by Next
 }
 
@@ -69,9 +70,9 @@ type rowBatch struct {
 	n    int
 }
 
-// partitionOpener opens one partition's stream; it returns once the first
-// response arrived.
-type partitionOpener func(ctx context.Context, p *Partition) (*rows.Rows, error)
+// Opener opens one partition's stream; it returns once the first response
+// arrived.
+type Opener func(ctx context.Context, p *Partition) (*rows.Rows, error)
 
 const (
 	// partitionBatchRows is how many rows a worker hands over at once.
@@ -84,10 +85,10 @@ const (
 // errStopped ends a worker that was told to stop; it is never reported.
 var errStopped = errors.New("partitioned read stopped")
 
-// openPartitioned opens the first partition (so a failing query fails here
+// Open opens the first partition (so a failing query fails here
 // and the columns are known) and starts the workers. parts is not empty;
 // open must decode in safe mode.
-func openPartitioned(ctx context.Context, parts []*Partition, workers int, open partitionOpener) (*partitionedRows, error) {
+func Open(ctx context.Context, parts []*Partition, workers int, open Opener) (*Rows, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	first, err := open(ctx, parts[0])
 	if err != nil {
@@ -96,14 +97,15 @@ func openPartitioned(ctx context.Context, parts []*Partition, workers int, open 
 	}
 	workers = max(1, min(workers, len(parts)))
 	depth := workers * batchesPerWorker
-	p := &partitionedRows{
-		plan:   first.Plan(),
-		cols:   len(first.Plan().Columns),
-		out:    make(chan *rowBatch, depth),
-		free:   make(chan *rowBatch, depth+workers+1),
-		stop:   make(chan struct{}),
-		exited: make(chan struct{}),
-		cancel: cancel,
+	p := &Rows{
+		plan:    first.Plan(),
+		cols:    len(first.Plan().Columns),
+		out:     make(chan *rowBatch, depth),
+		free:    make(chan *rowBatch, depth+workers+1),
+		stop:    make(chan struct{}),
+		exited:  make(chan struct{}),
+		cancel:  cancel,
+		workers: workers,
 	}
 	var next atomic.Int64 // partitions handed to workers; the first is taken
 	next.Store(1)
@@ -126,7 +128,7 @@ func openPartitioned(ctx context.Context, parts []*Partition, workers int, open 
 
 // work reads partitions until none is left or the read stops; r is an
 // already opened one, or nil.
-func (p *partitionedRows) work(ctx context.Context, wg *sync.WaitGroup, r *rows.Rows, parts []*Partition, next *atomic.Int64, open partitionOpener) {
+func (p *Rows) work(ctx context.Context, wg *sync.WaitGroup, r *rows.Rows, parts []*Partition, next *atomic.Int64, open Opener) {
 	defer wg.Done()
 	for {
 		if r == nil {
@@ -153,7 +155,7 @@ func (p *partitionedRows) work(ctx context.Context, wg *sync.WaitGroup, r *rows.
 }
 
 // drain hands every row of r to the consumer, a batch at a time.
-func (p *partitionedRows) drain(r *rows.Rows) error {
+func (p *Rows) drain(r *rows.Rows) error {
 	b := p.batch()
 	for {
 		err := r.Next(b.vals[b.n*p.cols : (b.n+1)*p.cols])
@@ -184,7 +186,7 @@ func (p *partitionedRows) drain(r *rows.Rows) error {
 }
 
 // batch returns an empty batch: a recycled one, or a new one.
-func (p *partitionedRows) batch() *rowBatch {
+func (p *Rows) batch() *rowBatch {
 	select {
 	case b := <-p.free:
 		return b
@@ -195,7 +197,7 @@ func (p *partitionedRows) batch() *rowBatch {
 
 // recycle drops b's references (the values belong to whoever scanned
 // them) and keeps it for reuse.
-func (p *partitionedRows) recycle(b *rowBatch) {
+func (p *Rows) recycle(b *rowBatch) {
 	clear(b.vals[:b.n*p.cols])
 	b.n = 0
 	select {
@@ -205,7 +207,7 @@ func (p *partitionedRows) recycle(b *rowBatch) {
 }
 
 // fail records the first error and stops every partition.
-func (p *partitionedRows) fail(err error) {
+func (p *Rows) fail(err error) {
 	p.errMu.Lock()
 	if p.err == nil {
 		p.err = err
@@ -214,7 +216,7 @@ func (p *partitionedRows) fail(err error) {
 	p.stopAll()
 }
 
-func (p *partitionedRows) stopAll() {
+func (p *Rows) stopAll() {
 	p.halt.Do(func() {
 		close(p.stop)
 		p.cancel()
@@ -222,7 +224,7 @@ func (p *partitionedRows) stopAll() {
 }
 
 // Next returns the next row of any partition.
-func (p *partitionedRows) Next(dest []driver.Value) error {
+func (p *Rows) Next(dest []driver.Value) error {
 	if p.closed {
 		return io.EOF
 	}
@@ -250,7 +252,7 @@ func (p *partitionedRows) Next(dest []driver.Value) error {
 
 // Close stops every partition and waits until all workers have left
 // (their streams closed and buffers released).
-func (p *partitionedRows) Close() error {
+func (p *Rows) Close() error {
 	if p.closed {
 		return nil
 	}
@@ -260,25 +262,35 @@ func (p *partitionedRows) Close() error {
 	return nil
 }
 
+// Ahead is how many rows the workers decoded that Next has not returned
+// yet (tests check the bound on memory with it).
+func (p *Rows) Ahead() int64 { return p.produced.Load() - p.consumed.Load() }
+
+// MaxAhead is the most Ahead can be, however slow the consumer: the
+// handoff's depth, one batch per worker and the batch being read.
+func (p *Rows) MaxAhead() int64 {
+	return int64((p.workers*batchesPerWorker + p.workers + 1) * partitionBatchRows)
+}
+
 // Columns returns the column names of the result.
-func (p *partitionedRows) Columns() []string { return p.plan.Names }
+func (p *Rows) Columns() []string { return p.plan.Names }
 
 // ColumnTypeScanType is as for a single stream (rows.Rows).
-func (p *partitionedRows) ColumnTypeScanType(i int) reflect.Type {
+func (p *Rows) ColumnTypeScanType(i int) reflect.Type {
 	return p.plan.Columns[i].ScanType
 }
 
 // ColumnTypeDatabaseTypeName is as for a single stream (rows.Rows).
-func (p *partitionedRows) ColumnTypeDatabaseTypeName(i int) string {
+func (p *Rows) ColumnTypeDatabaseTypeName(i int) string {
 	return p.plan.Columns[i].TypeName
 }
 
 // ColumnTypeNullable reports every column as nullable, as rows.Rows does.
-func (p *partitionedRows) ColumnTypeNullable(int) (nullable, ok bool) { return true, true }
+func (p *Rows) ColumnTypeNullable(int) (nullable, ok bool) { return true, true }
 
 // EncodedMetadata is a row type made from the plan's columns (names and
 // types): the partitions' streams are not kept.
-func (p *partitionedRows) EncodedMetadata() ([]byte, bool) {
+func (p *Rows) EncodedMetadata() ([]byte, bool) {
 	md := &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{}}
 	for _, c := range p.plan.Columns {
 		md.RowType.Fields = append(md.RowType.Fields, &spannerpb.StructType_Field{Name: c.Name, Type: c.Type})
@@ -289,12 +301,12 @@ func (p *partitionedRows) EncodedMetadata() ([]byte, bool) {
 
 // EncodedStats is empty, as go-sql-spanner's statistics of a partitioned
 // query.
-func (p *partitionedRows) EncodedStats() ([]byte, bool) { return nil, true }
+func (p *Rows) EncodedStats() ([]byte, bool) { return nil, true }
 
 var (
-	_ driver.Rows                           = (*partitionedRows)(nil)
-	_ driver.RowsColumnTypeScanType         = (*partitionedRows)(nil)
-	_ driver.RowsColumnTypeDatabaseTypeName = (*partitionedRows)(nil)
-	_ driver.RowsColumnTypeNullable         = (*partitionedRows)(nil)
-	_ rows.Encoded                          = (*partitionedRows)(nil)
+	_ driver.Rows                           = (*Rows)(nil)
+	_ driver.RowsColumnTypeScanType         = (*Rows)(nil)
+	_ driver.RowsColumnTypeDatabaseTypeName = (*Rows)(nil)
+	_ driver.RowsColumnTypeNullable         = (*Rows)(nil)
+	_ rows.Encoded                          = (*Rows)(nil)
 )
