@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -17,6 +16,7 @@ import (
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	"github.com/spannerfast/spannerfast/internal/stream"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -53,10 +53,9 @@ type Conn struct {
 	nextTxn *TxnOptions   // the next transaction's options (SetNextTxnOptions)
 	stmtReq *QueryOptions // request fields of the running statement's options (execoptions.go)
 
-	// spareCtx is the context of a query whose call ended normally, for
-	// the next query made with the same caller context (streamctx.go).
-	// Atomic: a read-ahead or draining goroutine hands it back.
-	spareCtx atomic.Pointer[reusableContext]
+	// streamCtx keeps the context of a query whose call ended normally,
+	// for the next query made with the same caller context.
+	streamCtx stream.ContextPool
 
 	sessions transport.SessionLease // the session of its requests and the emulator's gate (session.go)
 }
@@ -285,19 +284,16 @@ func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, lea
 // streamIn is stream in qr, which must be new.
 func (c *Conn) streamIn(ctx context.Context, qr *queryRows, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, error) {
 	q := &qr.stream
-	*q = queryStream{client: c.client, req: req}
-	if d, ok := c.statementDeadline(); ok {
-		// A deadline of its own each time (statement_timeout, the
-		// transaction's transaction_timeout): nothing to reuse.
-		tctx, cancel := context.WithDeadline(ctx, d)
-		q.ctx = &reusableContext{parent: ctx, ctx: tctx, cancel: cancel}
-	} else {
-		q.ctx, q.owner = c.takeStreamContext(ctx), c
-	}
+	d, hasDeadline := c.statementDeadline()
+	base := q.Prepare(ctx, req, c.client, &c.streamCtx, d, hasDeadline)
 	// The metadata go on top, so that the cancellable context below them
 	// depends on the caller's context only.
-	callCtx := c.client.StreamContext(q.ctx.ctx, &q.md, req.Session, leader)
-	q.init(callCtx, q, q, c.cfg.MaxBufferedBytes)
+	callCtx := c.client.StreamContext(base, &qr.md, req.Session, leader)
+	var resend stream.Reselector
+	if req.GetTransaction().GetBegin() != nil {
+		resend = &qr.begin
+	}
+	q.Start(callCtx, c.cfg.MaxBufferedBytes, &qr.retry, resend)
 	// Init reads the first response, so opening the call and its transient
 	// failures happen (and are retried) in there; on error it closes the
 	// stream, which cancels the call.
@@ -507,7 +503,7 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 // the connector and stay open.
 func (c *Conn) Close() error {
 	c.closed = true
-	c.dropStreamContext()
+	c.streamCtx.Close()
 	c.sessions.Close()
 	return nil
 }

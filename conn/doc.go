@@ -11,7 +11,12 @@
 // reads (partitions.go), and queries and DML, which run in the open
 // transaction (txn*.go) or, outside one, as a single-use read-only query or
 // autocommit DML in a read-write transaction of its own (dml.go). Mutations
-// (mutations.go) go through the same transaction code.
+// (mutations.go) go through the same transaction code. Queries stream
+// through internal/stream (the engine: open, resume, drain, context reuse);
+// conn chooses the request and the rows.Options and hands the engine the
+// connection's ContextPool, the retry policy and, for a request that begins
+// a transaction inline, its Reselector (stream.go). Arguments are encoded
+// by internal/params.
 //
 // Per-connection state (the settings SET changes, the open transaction,
 // an open batch, SET LOCAL values, what SHOW VARIABLE commit_timestamp /
@@ -29,7 +34,7 @@
 // number their requests, carry the latest precommit token to Commit, and,
 // with retry_aborts_internally, are replayed after an abort against a log
 // of what each statement returned (txn_replay.go). A stream re-sent after
-// its transaction's id came back selects that id (queryStream.open). A
+// its transaction's id came back selects that id (inlineBegin). A
 // Commit is retried only where it cannot have been applied; otherwise its
 // error is a *CommitOutcomeUnknownError and nothing is replayed
 // (commit_outcome.go). The rows of a query in

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/spannerfast/spannerfast/internal/stream"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/internal/wire"
 )
@@ -59,19 +60,27 @@ func (s *scriptSource) Recv() (*wire.Frame, error) {
 
 func (s *scriptSource) Close() error { return nil }
 
-// scripted is a resumableStream over attempts; it records the tokens
-// attempts were opened with and the waits, with jitter off (every wait is
-// the ceiling).
+// scripted is a resumable stream (internal/stream) with a query stream's
+// retry policy over attempts; it records the tokens attempts were opened
+// with and the waits, with jitter off (every wait is the ceiling).
 type scripted struct {
-	*resumableStream
+	*stream.Resumable
+	retry  streamRetry
 	tokens []string
 	sleeps []time.Duration
 }
 
 func newScripted(t *testing.T, maxBuffered int64, attempts ...script) *scripted {
 	t.Helper()
+	return newScriptedIn(t, context.Background(), maxBuffered, attempts...)
+}
+
+// newScriptedIn is newScripted for a stream whose attempts run under
+// parent.
+func newScriptedIn(t *testing.T, parent context.Context, maxBuffered int64, attempts ...script) *scripted {
+	t.Helper()
 	sc := &scripted{}
-	open := func(_ context.Context, token []byte) (frameSource, error) {
+	open := func(_ context.Context, token []byte) (stream.Source, error) {
 		sc.tokens = append(sc.tokens, string(token))
 		if len(attempts) == 0 {
 			t.Fatal("more attempts than scripted")
@@ -83,14 +92,14 @@ func newScripted(t *testing.T, maxBuffered int64, attempts ...script) *scripted 
 		}
 		return &scriptSource{msgs: a.msgs, end: a.end}, nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(parent)
 	t.Cleanup(cancel)
-	sc.resumableStream = newResumableStream(ctx, cancel, openFunc(open), maxBuffered)
-	sc.backoff.Rand = func(n int64) int64 { return n - 1 }
-	sc.sleep = func(ctx context.Context, d time.Duration) error {
+	sc.retry.b.Rand = func(n int64) int64 { return n - 1 }
+	sc.retry.sleep = func(ctx context.Context, d time.Duration) error {
 		sc.sleeps = append(sc.sleeps, d)
 		return ctx.Err()
 	}
+	sc.Resumable = stream.NewResumable(ctx, cancel, open, maxBuffered, &sc.retry)
 	return sc
 }
 
@@ -105,7 +114,7 @@ func msg(v int, tok string) *spannerpb.PartialResultSet {
 
 // drain returns the values of every frame until the stream ends, and the
 // final error (nil at a normal end).
-func drain(t *testing.T, s *resumableStream) ([]string, error) {
+func drain(t *testing.T, s *stream.Resumable) ([]string, error) {
 	t.Helper()
 	defer s.Close()
 	var vals []string
@@ -140,7 +149,7 @@ func TestStreamRetriesOpenAndResetsBackoff(t *testing.T) {
 		script{end: errUnavailable},
 		script{msgs: []*spannerpb.PartialResultSet{msg(1, "b"), msg(2, "")}, end: io.EOF},
 	)
-	vals, err := drain(t, s.resumableStream)
+	vals, err := drain(t, s.Resumable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +175,7 @@ func TestStreamNonTransientOpenError(t *testing.T) {
 		status.Error(codes.ResourceExhausted, "test: no retry delay"),
 	} {
 		s := newScripted(t, 1<<20, script{openErr: err}, script{end: io.EOF})
-		_, got := drain(t, s.resumableStream)
+		_, got := drain(t, s.Resumable)
 		if !errors.Is(got, err) || status.Code(got) != status.Code(err) {
 			t.Fatalf("got %v, want %v", got, err)
 		}
@@ -179,11 +188,10 @@ func TestStreamNonTransientOpenError(t *testing.T) {
 // TestStreamRetryStoppedByContext: when the context ends during a wait the
 // error has the context's code and names both causes.
 func TestStreamRetryStoppedByContext(t *testing.T) {
-	s := newScripted(t, 1<<20, script{openErr: errUnavailable}, script{openErr: errUnavailable})
 	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
-	s.ctx = ctx
-	_, err := drain(t, s.resumableStream)
+	s := newScriptedIn(t, ctx, 1<<20, script{openErr: errUnavailable}, script{openErr: errUnavailable})
+	_, err := drain(t, s.Resumable)
 	var stopped *transport.RetryStoppedError
 	if !errors.As(err, &stopped) || status.Code(err) != codes.DeadlineExceeded ||
 		!errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, errUnavailable) {
@@ -207,7 +215,7 @@ func TestStreamResumableAgainAfterToken(t *testing.T) {
 		script{msgs: []*spannerpb.PartialResultSet{big(0), big(1), msg(2, "t2"), msg(3, "")}, end: errUnavailable},
 		script{msgs: []*spannerpb.PartialResultSet{msg(3, ""), msg(4, "t4")}, end: io.EOF},
 	)
-	vals, err := drain(t, s.resumableStream)
+	vals, err := drain(t, s.Resumable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +230,7 @@ func TestStreamResumableAgainAfterToken(t *testing.T) {
 	s = newScripted(t, maxBuffered,
 		script{msgs: []*spannerpb.PartialResultSet{big(0), msg(1, "")}, end: errUnavailable},
 	)
-	vals, err = drain(t, s.resumableStream)
+	vals, err = drain(t, s.Resumable)
 	if status.Code(err) != codes.Unavailable || !slices.Equal(trimDots(vals), []string{"0", "1"}) {
 		t.Fatalf("values %q, error %v; want 0, 1 then UNAVAILABLE", vals, err)
 	}
@@ -244,7 +252,7 @@ func TestStreamRepeatedTokenCoversNothing(t *testing.T) {
 		script{msgs: []*spannerpb.PartialResultSet{msg(0, "a"), msg(1, "a")}, end: errUnavailable},
 		script{msgs: []*spannerpb.PartialResultSet{msg(1, "b")}, end: io.EOF},
 	)
-	vals, err := drain(t, s.resumableStream)
+	vals, err := drain(t, s.Resumable)
 	if err != nil {
 		t.Fatal(err)
 	}

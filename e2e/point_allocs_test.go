@@ -27,7 +27,7 @@ import (
 // database/sql copying the two []byte into *string (2), plus 1 for a
 // garbage collection emptying a buffer pool during the run. The query's
 // cancellable context is not in it: each query reuses the one of the query
-// before (streamctx.go). The race detector adds raceAllocs: under it
+// before (internal/stream/streamctx.go). The race detector adds raceAllocs: under it
 // sync.Pool drops pooled buffers at random.
 func TestPointQueryAllocations(t *testing.T) {
 	const pointAllocBudget = 15 + raceAllocs

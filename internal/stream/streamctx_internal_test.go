@@ -1,4 +1,4 @@
-package conn
+package stream
 
 import (
 	"context"
@@ -12,16 +12,16 @@ import (
 	"github.com/spannerfast/spannerfast/internal/wire"
 )
 
-// liveQuery is a queryStream as Conn.stream sets it up, for the context
-// hand-over alone.
-func liveQuery(c *Conn, parent context.Context) *queryStream {
-	q := &queryStream{owner: c}
-	q.ctx = c.takeStreamContext(parent)
+// liveQuery is a Query as Query.Prepare sets it up on a connection's
+// pool, for the context hand-over alone.
+func liveQuery(c *ContextPool, parent context.Context) *Query {
+	q := &Query{pool: c}
+	q.ctx = c.take(parent)
 	return q
 }
 
 func TestStreamContextReusedAfterNormalEnd(t *testing.T) {
-	c := &Conn{}
+	c := &ContextPool{}
 	ctx := context.Background()
 	q1 := liveQuery(c, ctx)
 	first := q1.ctx
@@ -42,14 +42,14 @@ func TestStreamContextReusedAfterNormalEnd(t *testing.T) {
 
 func TestStreamContextNotReused(t *testing.T) {
 	type key struct{}
-	c := &Conn{}
+	c := &ContextPool{}
 	parent := context.WithValue(context.Background(), key{}, 1)
 
 	// Cancelled (rows closed early): never handed back.
 	q := liveQuery(c, parent)
 	q.cancel()
 	q.ended()
-	if q.ctx.ctx.Err() == nil || c.spareCtx.Load() != nil {
+	if q.ctx.ctx.Err() == nil || c.spare.Load() != nil {
 		t.Fatal("a cancelled query's context was kept")
 	}
 
@@ -111,7 +111,7 @@ func TestSameContextNeverPanics(t *testing.T) {
 // several goroutines, as a consumer and a read-ahead goroutine do. A context
 // is never cancelled while a query that did not cancel it holds it.
 func TestStreamContextHandOverProperty(t *testing.T) {
-	c := &Conn{}
+	c := &ContextPool{}
 	ctx := context.Background()
 	for round := range 2000 {
 		rng := rand.New(rand.NewPCG(uint64(round), 7))
@@ -145,7 +145,7 @@ func TestStreamContextHandOverProperty(t *testing.T) {
 // deadline).
 func TestStreamContextWithDeadlineReleasedAtEnd(t *testing.T) {
 	tctx, cancel := context.WithTimeout(context.Background(), time.Hour)
-	q := &queryStream{ctx: &reusableContext{parent: context.Background(), ctx: tctx, cancel: cancel}}
+	q := &Query{ctx: &reusableContext{parent: context.Background(), ctx: tctx, cancel: cancel}}
 	q.ended()
 	if tctx.Err() == nil {
 		t.Fatal("a deadline context was left running after its call ended")
@@ -158,7 +158,7 @@ type callRecord struct{ cancels, ends atomic.Int32 }
 func (c *callRecord) cancel() { c.cancels.Add(1) }
 func (c *callRecord) ended()  { c.ends.Add(1) }
 
-// frames is a frameSource that returns n frames, then err.
+// frames is a Source that returns n frames, then err.
 type frames struct {
 	n   int
 	err error
@@ -198,7 +198,7 @@ func TestDrainAttempt(t *testing.T) {
 // late) cancels its context instead of leaving it kept, and so registered
 // under the caller's context, by a closed connection.
 func TestStreamContextAfterClose(t *testing.T) {
-	c := &Conn{}
+	c := &ContextPool{}
 	parent, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	q := liveQuery(c, parent)

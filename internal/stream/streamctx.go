@@ -1,12 +1,14 @@
-package conn
+package stream
 
 import (
 	"context"
 	"reflect"
+	"sync/atomic"
 )
 
 // The cancellable context of a streaming query, reused by the connection's
-// next query when that query comes with the same caller context.
+// next query when that query comes with the same caller context (the
+// connection's ContextPool).
 //
 // A query needs a context of its own so that closing its rows early can end
 // the call. context.WithCancel costs about five allocations per query (the
@@ -14,12 +16,12 @@ import (
 // the call's context from it, a children map). A call read to its end
 // leaves that context unused and uncancelled (one ended by a message marked
 // last is read to its end in the background, see drainAfterLast), so the
-// connection keeps it (Conn.spareCtx) and the next query made with the same
+// connection keeps it (ContextPool) and the next query made with the same
 // caller context takes it instead of making another: the loop of a batch
 // job, a handler running several queries with its request's context, a
 // benchmark.
 //
-// Ownership is decided by one atomic state per query (queryStream.ctxState):
+// Ownership is decided by one atomic state per query (Query.ctxState):
 // a context whose call was cancelled is never reused, and a context handed
 // back is never cancelled by the query that gave it back, whichever of the
 // consumer, the read-ahead goroutine or Close gets there first.
@@ -31,26 +33,34 @@ type reusableContext struct {
 	cancel context.CancelFunc
 }
 
-// States of queryStream.ctxState.
+// States of Query.ctxState.
 const (
 	ctxLive      = iota // the query's call may be running
 	ctxCancelled        // cancelled: never reused
 	ctxReturned         // the call ended normally; handed back to the connection
 )
 
-// connClosed is the spare slot's value once the connection is closed: a
+// ContextPool is a connection's slot for the spare context of a query whose
+// call ended normally, for the next query made with the same caller
+// context. The zero value is an empty pool. Atomic: a read-ahead or
+// draining goroutine hands contexts back.
+type ContextPool struct {
+	spare atomic.Pointer[reusableContext]
+}
+
+// connClosed is the spare slot's value once the pool is closed: a
 // call that ends after that (a draining or read-ahead goroutine) cancels
 // its context instead of leaving it registered under the caller's.
 var connClosed = new(reusableContext)
 
-// takeStreamContext returns a cancellable context derived from parent: the
-// connection's spare one when it was made from this very parent and is
-// still live, else a new one (in the spare's struct when there is one).
-func (c *Conn) takeStreamContext(parent context.Context) *reusableContext {
-	rc := c.spareCtx.Swap(nil)
+// take returns a cancellable context derived from parent: the spare one
+// when it was made from this very parent and is still live, else a new one
+// (in the spare's struct when there is one).
+func (p *ContextPool) take(parent context.Context) *reusableContext {
+	rc := p.spare.Swap(nil)
 	switch {
 	case rc == connClosed:
-		c.spareCtx.Store(connClosed)
+		p.spare.Store(connClosed)
 		rc = new(reusableContext)
 	case rc == nil:
 		rc = new(reusableContext)
@@ -64,16 +74,16 @@ func (c *Conn) takeStreamContext(parent context.Context) *reusableContext {
 	return rc
 }
 
-// putStreamContext keeps rc for the next query; the spare it replaces is
-// cancelled, and so is rc when the connection is closed.
-func (c *Conn) putStreamContext(rc *reusableContext) {
+// put keeps rc for the next query; the spare it replaces is cancelled, and
+// so is rc when the pool is closed.
+func (p *ContextPool) put(rc *reusableContext) {
 	for {
-		old := c.spareCtx.Load()
+		old := p.spare.Load()
 		if old == connClosed {
 			rc.cancel()
 			return
 		}
-		if c.spareCtx.CompareAndSwap(old, rc) {
+		if p.spare.CompareAndSwap(old, rc) {
 			if old != nil {
 				old.cancel()
 			}
@@ -82,10 +92,10 @@ func (c *Conn) putStreamContext(rc *reusableContext) {
 	}
 }
 
-// dropStreamContext cancels the spare context and keeps the connection
-// from holding another (Conn.Close).
-func (c *Conn) dropStreamContext() {
-	if rc := c.spareCtx.Swap(connClosed); rc != nil && rc != connClosed {
+// Close cancels the spare context and keeps the pool from holding another
+// (the connection closed).
+func (p *ContextPool) Close() {
+	if rc := p.spare.Swap(connClosed); rc != nil && rc != connClosed {
 		rc.cancel()
 	}
 }
@@ -102,7 +112,7 @@ func sameContext(a, b context.Context) bool {
 }
 
 // cancel is callControl.cancel for a query's call.
-func (q *queryStream) cancel() {
+func (q *Query) cancel() {
 	if q.ctxState.CompareAndSwap(ctxLive, ctxCancelled) {
 		q.ctx.cancel()
 	}
@@ -111,12 +121,12 @@ func (q *queryStream) cancel() {
 // ended is callControl.ended: the call is over, so a context that the
 // connection may reuse goes back to it; one that it may not (with a
 // statement_timeout deadline) is released.
-func (q *queryStream) ended() {
-	if q.owner == nil {
+func (q *Query) ended() {
+	if q.pool == nil {
 		q.cancel()
 		return
 	}
 	if q.ctxState.CompareAndSwap(ctxLive, ctxReturned) {
-		q.owner.putStreamContext(q.ctx)
+		q.pool.put(q.ctx)
 	}
 }

@@ -1,4 +1,4 @@
-package conn
+package stream
 
 import (
 	"bytes"
@@ -7,28 +7,47 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/internal/wire"
 )
 
-// frameSource is one gRPC attempt of a streaming query.
-type frameSource interface {
+// Source is one gRPC attempt of a streaming query.
+type Source interface {
 	Recv() (*wire.Frame, error)
 	Close() error
 }
 
 // opener starts an attempt that continues after resumeToken (nil: from the
 // beginning). An interface rather than a func so that the streaming query
-// (queryStream) can be its own opener without a closure per query.
+// (Query) can be its own opener without a closure per query.
 type opener interface {
-	open(ctx context.Context, resumeToken []byte) (frameSource, error)
+	open(ctx context.Context, resumeToken []byte) (Source, error)
 }
 
-// openFunc is an opener made of a function.
-type openFunc func(ctx context.Context, resumeToken []byte) (frameSource, error)
+// OpenFunc starts an attempt that continues after resumeToken (nil: from
+// the beginning): the opener of a Resumable.
+type OpenFunc func(ctx context.Context, resumeToken []byte) (Source, error)
 
-func (f openFunc) open(ctx context.Context, resumeToken []byte) (frameSource, error) {
+func (f OpenFunc) open(ctx context.Context, resumeToken []byte) (Source, error) {
 	return f(ctx, resumeToken)
+}
+
+// Backoff is the retry policy of one stream and its state (the wait, which
+// grows while attempts fail and starts over after progress). The engine
+// decides when to resume; which failures are transient and how long to wait
+// are the caller's (conn hands it internal/transport's rules).
+type Backoff interface {
+	// Transient reports whether err, the failure of an attempt, may be
+	// retried by resuming the stream.
+	Transient(err error) bool
+	// Pause decides what follows the failure err of an attempt: nil after
+	// waiting when err is transient (the stream makes another attempt),
+	// else the error that ends the stream.
+	Pause(ctx context.Context, err error) error
+	// Final returns the error that ends the stream on err, which will not
+	// be retried (a failure, not the normal end).
+	Final(ctx context.Context, err error) error
+	// Reset makes the next wait start over: the stream made progress.
+	Reset()
 }
 
 // resumableStream makes a streaming query survive transient failures.
@@ -51,7 +70,7 @@ type resumableStream struct {
 	ctx         context.Context
 	call        callControl
 	open        opener
-	src         frameSource // nil: the next Recv opens an attempt
+	src         Source // nil: the next Recv opens an attempt
 	maxBuffered int64
 
 	pending      []*wire.Frame
@@ -65,9 +84,8 @@ type resumableStream struct {
 	resumable    bool
 	done         bool  // src ended (EOF or error)
 	finalErr     error // returned after ready drains; io.EOF at normal end
-	backoff      transport.Backoff
+	backoff      Backoff
 	closed       bool
-	sleep        transport.SleepFunc
 	// detached: the call ended with a message marked last and a goroutine
 	// reads its end (drainAfterLast), which owns call from then on.
 	detached atomic.Bool
@@ -76,7 +94,7 @@ type resumableStream struct {
 // callControl ends the call a resumableStream reads, whose attempts all
 // run under one context. An interface rather than a CancelFunc so that a
 // streaming query can hand its context back for reuse once the call ended
-// normally (queryStream, streamctx.go).
+// normally (Query, streamctx.go).
 type callControl interface {
 	// cancel aborts the call, from any goroutine; calling it again, or
 	// after ended, does nothing.
@@ -92,18 +110,25 @@ type cancelOnly context.CancelFunc
 func (f cancelOnly) cancel() { f() }
 func (f cancelOnly) ended()  { f() }
 
-// newResumableStream returns a stream whose attempts open runs with ctx;
-// cancel cancels ctx and so every attempt. Nothing is sent before the first
-// Recv.
-func newResumableStream(ctx context.Context, cancel context.CancelFunc, open opener, maxBuffered int64) *resumableStream {
-	s := new(resumableStream)
-	s.init(ctx, cancelOnly(cancel), open, maxBuffered)
+// Resumable is a resumable stream over attempts that any function opens
+// (a Query opens ExecuteStreamingSql calls itself). Its methods are
+// resumableStream's: Recv, Cancel and Close.
+type Resumable struct {
+	resumableStream
+}
+
+// NewResumable returns a stream whose attempts open runs with ctx; cancel
+// cancels ctx and so every attempt; retry decides on failures. Nothing is
+// sent before the first Recv.
+func NewResumable(ctx context.Context, cancel context.CancelFunc, open OpenFunc, maxBuffered int64, retry Backoff) *Resumable {
+	s := new(Resumable)
+	s.init(ctx, cancelOnly(cancel), open, maxBuffered, retry)
 	return s
 }
 
-// init is newResumableStream for a stream embedded in a bigger object.
-func (s *resumableStream) init(ctx context.Context, call callControl, open opener, maxBuffered int64) {
-	*s = resumableStream{ctx: ctx, call: call, open: open, maxBuffered: maxBuffered, resumable: true, sleep: transport.Sleep}
+// init is NewResumable for a stream embedded in a bigger object.
+func (s *resumableStream) init(ctx context.Context, call callControl, open opener, maxBuffered int64, retry Backoff) {
+	*s = resumableStream{ctx: ctx, call: call, open: open, maxBuffered: maxBuffered, resumable: true, backoff: retry}
 	s.pending, s.ready = s.pendingBuf[:0], s.readyBuf[:0]
 }
 
@@ -145,10 +170,10 @@ func (s *resumableStream) fill() error {
 	if err == nil {
 		return s.accept(f)
 	}
-	// io.EOF, the normal end, is checked first: transport.RetryDelay would build a
+	// io.EOF, the normal end, is checked first: Transient would build a
 	// status for it on every query.
 	if err != io.EOF && s.resumable {
-		if retry, _ := transport.RetryDelay(err); retry {
+		if s.backoff.Transient(err) {
 			s.restart(err)
 			return nil
 		}
@@ -231,7 +256,7 @@ func (s *resumableStream) drainAfterLast() {
 // drainAttempt reads src to its end, then reports the call ended (its
 // context may be reused) or, when the time limit or an error came first,
 // cancels it.
-func drainAttempt(src frameSource, call callControl) {
+func drainAttempt(src Source, call callControl) {
 	limit := time.AfterFunc(lastDrainLimit, call.cancel)
 	var err error
 	for err == nil {
@@ -264,7 +289,7 @@ func (s *resumableStream) restart(err error) {
 	}
 	clear(s.pending)
 	s.pending, s.pendingBytes = s.pending[:0], 0
-	if err := s.backoff.Pause(s.ctx, s.sleep, err); err != nil {
+	if err := s.backoff.Pause(s.ctx, err); err != nil {
 		s.end(err)
 		return
 	}
@@ -280,7 +305,7 @@ func (s *resumableStream) connect() {
 			s.src = src
 			return
 		}
-		if err := s.backoff.Pause(s.ctx, s.sleep, err); err != nil {
+		if err := s.backoff.Pause(s.ctx, err); err != nil {
 			s.end(err)
 			return
 		}
