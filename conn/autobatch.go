@@ -44,7 +44,7 @@ func (c *Conn) autoBatchDML(ctx context.Context, st statement, tag string, args 
 		return nil, false, c.flushAutoBatch(ctx)
 	}
 	if b == nil {
-		if !c.cfg.AutoBatchDML {
+		if !c.props().AutoBatchDML {
 			return nil, false, nil
 		}
 		// The first statement's tag tags the batch.
@@ -54,7 +54,7 @@ func (c *Conn) autoBatchDML(ctx context.Context, st statement, tag string, args 
 	if _, err := c.bufferDML(b, st, args); err != nil {
 		return nil, true, err
 	}
-	n := c.cfg.AutoBatchDMLUpdateCount
+	n := c.props().AutoBatchDMLUpdateCount
 	b.autoCounts = append(b.autoCounts, n)
 	return &Result{rowsAffected: n}, true, nil
 }
@@ -74,7 +74,7 @@ func (c *Conn) flushAutoBatch(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("spannerfast: the automatic DML batch (auto_batch_dml) failed: %w", err)
 	}
-	if !c.cfg.AutoBatchDMLUpdateCountVerification {
+	if !c.props().AutoBatchDMLUpdateCountVerification {
 		return nil
 	}
 	got := res.(*Result).batchCounts

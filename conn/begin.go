@@ -42,10 +42,10 @@ func isolationFor(l sql.IsolationLevel) (spannerpb.TransactionOptions_IsolationL
 // read_only_staleness) or read-write (at the requested or the connection's
 // isolation level). Nothing is sent yet: the first statement begins it.
 func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if next := c.takeNextTxn(); next != nil {
+	if next := c.state.TakeNextTxn(); next != nil {
 		// Options set for this transaction stand in for the connection's
 		// settings while it is set up.
-		defer c.overlay(next.apply)()
+		defer c.state.Overlay(next.Apply)()
 	}
 	if c.closed {
 		return nil, driver.ErrBadConn
@@ -64,8 +64,8 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	// transaction_read_only and transaction_batch_read_only make the
 	// connection's transactions read-only (batch read-only) by default, as
 	// in go-sql-spanner, which cannot tell TxOptions{} from READ WRITE.
-	opts.ReadOnly = opts.ReadOnly || c.cfg.TransactionReadOnly
-	if flags&IsolationBatchReadOnly != 0 || (opts.ReadOnly && c.cfg.TransactionBatchReadOnly) {
+	opts.ReadOnly = opts.ReadOnly || c.props().TransactionReadOnly
+	if flags&IsolationBatchReadOnly != 0 || (opts.ReadOnly && c.props().TransactionBatchReadOnly) {
 		if !opts.ReadOnly {
 			return nil, status.Error(codes.InvalidArgument, "spannerfast: a batch read-only transaction must be read-only")
 		}
@@ -84,12 +84,13 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 		if err := c.enterReadWrite(ctx); err != nil {
 			return nil, err
 		}
-		retry := c.cfg.RetryAbortsInternally && flags&IsolationDisableRetryAborts == 0
+		retry := c.props().RetryAbortsInternally && flags&IsolationDisableRetryAborts == 0
 		t = c.newReadWrite(session, iso, retry)
 	}
 	t.ctx = ctx
 	c.tx = t
-	c.last = lastResults{}
+	c.state.BeginTransaction()
+	c.state.NoteStart()
 	return Tx{c}, nil
 }
 
@@ -111,14 +112,15 @@ func (c *Conn) commit(ctx context.Context) error {
 	}
 	c.tx = nil
 	committed := false
-	defer func() { c.endTransactionState(t, committed) }() // after the locals are back
-	defer c.endTransactionLocals()
+	// SET LOCAL's values come back; a transaction that did not commit
+	// takes its property changes with it (connection_state_type).
+	defer func() { c.state.EndTransaction(committed) }()
 	defer c.leaveReadWrite()
 	if t.ctx != nil {
 		ctx = t.ctx
 	}
 	if t.readOnly {
-		c.last = lastResults{readTimestamp: t.readTS}
+		c.state.NoteRead(t.readTS)
 		committed = true
 		return nil
 	}
@@ -169,8 +171,7 @@ func (c *Conn) rollback(ctx context.Context) error {
 		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to roll back")
 	}
 	c.tx = nil
-	defer c.endTransactionState(t, false) // after the locals are back
-	defer c.endTransactionLocals()
+	defer c.state.EndTransaction(false)
 	defer c.leaveReadWrite()
 	if t.ctx != nil {
 		ctx = context.WithoutCancel(t.ctx)

@@ -3,16 +3,10 @@ package conn
 import (
 	"context"
 	"database/sql/driver"
-	"encoding/json"
-	"fmt"
-	"strings"
-	"time"
 
-	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -38,18 +32,6 @@ import (
 //
 // All but SHOW return driver.ResultNoRows from ExecContext and no rows from
 // QueryContext.
-
-// lastResults is what the connection's last transaction and read left for
-// SHOW VARIABLE commit_timestamp, commit_response and read_timestamp. The
-// zero value means a statement or transaction began and nothing has
-// committed since; untouched marks a connection (or pooled session) that
-// has run nothing yet.
-type lastResults struct {
-	readTimestamp   time.Time
-	commitTimestamp time.Time
-	commitResponse  *spannerpb.CommitResponse
-	untouched       bool
-}
 
 // execClientStatement runs the client-side statements other than SHOW.
 func (c *Conn) execClientStatement(ctx context.Context, st statement) (driver.Result, error) {
@@ -96,48 +78,22 @@ func (c *Conn) set(st statement) error {
 // setAssigned is SET name = value once parsed; SpannerConn's setters
 // (spannerconn.go) share it.
 func (c *Conn) setAssigned(name, value string) error {
-	c.beforeStateChange()
-	if l := c.locals; l != nil && l.has(name) {
-		// SET LOCAL's value stays until the transaction ends; this one
-		// is what comes back then.
-		return l.setSaved(name, value)
-	}
-	if err := c.setVariable(name, value); err != nil {
+	// Under a SET LOCAL value the new one comes back when the transaction
+	// ends: nothing changes for the open transaction now.
+	local := c.state.IsLocal(name)
+	if err := c.state.Set(name, value); err != nil || local {
 		return err
 	}
 	return c.applyToOpenTxn(name)
-}
-
-// setVariable sets a property or an extension variable of the connection.
-func (c *Conn) setVariable(name, value string) error {
-	if isExtension(name) {
-		if c.ext == nil {
-			c.ext = map[string]string{}
-		}
-		c.ext[strings.ToLower(name)] = value
-		return nil
-	}
-	return clientError(c.cfg.SetVariable(name, value))
 }
 
 // reset sets a property back to the DSN's value; an extension variable is
 // dropped, as go-sql-spanner drops what did not exist when the connection
 // was made.
 func (c *Conn) reset(name string) error {
-	c.beforeStateChange()
-	if l := c.locals; l != nil && l.has(name) {
-		return l.resetSaved(name, c.client.Config())
-	}
-	if isExtension(name) {
-		delete(c.ext, strings.ToLower(name))
-		return nil
-	}
-	v, err := c.client.Config().Get(name)
-	if err == nil {
-		err = c.cfg.SetVariable(name, v)
-	}
-	if err != nil {
-		return clientError(err)
+	local := c.state.IsLocal(name)
+	if err := c.state.Reset(name); err != nil || local {
+		return err
 	}
 	return c.applyToOpenTxn(name)
 }
@@ -158,68 +114,5 @@ func (c *Conn) showVariable(st statement) (driver.Rows, error) {
 // variable returns the value of name: an extension variable, one of the
 // results the connection keeps, or a property of its configuration.
 func (c *Conn) variable(name string) (driver.Value, error) {
-	if isExtension(name) {
-		v, ok := c.ext[strings.ToLower(name)]
-		if !ok {
-			return nil, status.Errorf(codes.InvalidArgument, "spannerfast: unrecognized configuration property %q", strings.ToLower(name))
-		}
-		return v, nil
-	}
-	canonical, _ := dsn.CanonicalName(name)
-	switch canonical {
-	case "commit_timestamp":
-		return timeOrNull(c.last.commitTimestamp), nil
-	case "read_timestamp":
-		return timeOrNull(c.last.readTimestamp), nil
-	case "commit_response":
-		return c.last.commitResponseText()
-	}
-	v, err := c.cfg.Value(name)
-	return v, clientError(err)
-}
-
-// commitResponseText is go-sql-spanner's text of commit_response: "" on a
-// connection that has run nothing, "null" once a statement or transaction
-// began without a commit to report since (go-sql-spanner clears the value
-// then, and a transaction that ran nothing commits nothing: it shows
-// "null" too), else the JSON of the official client's CommitResponse (its
-// commit timestamp and the commit statistics, if any).
-func (l *lastResults) commitResponseText() (driver.Value, error) {
-	if l.commitResponse == nil {
-		if l.untouched {
-			return "", nil
-		}
-		return "null", nil
-	}
-	b, err := json.Marshal(struct {
-		CommitTs    time.Time
-		CommitStats *spannerpb.CommitResponse_CommitStats
-	}{l.commitTimestamp, l.commitResponse.GetCommitStats()})
-	if err != nil {
-		return nil, status.Errorf(codes.Internal, "spannerfast: commit_response: %v", err)
-	}
-	return string(b), nil
-}
-
-// timeOrNull is a TIMESTAMP value: NULL when nothing has set it.
-func timeOrNull(t time.Time) driver.Value {
-	if t.IsZero() {
-		return nil
-	}
-	return t
-}
-
-// isExtension reports whether name (after the spanner. prefix is gone) is
-// an extension variable: a name with a dot, which go-sql-spanner keeps as
-// text without knowing it.
-func isExtension(name string) bool { return strings.Contains(name, ".") }
-
-// clientError prefixes a dsn error; it keeps the error's gRPC code
-// (InvalidArgument, or FailedPrecondition for a startup or read-only
-// property) and its kind for errors.Is.
-func clientError(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("spannerfast: %w", err)
+	return c.state.Show(name)
 }

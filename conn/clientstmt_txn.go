@@ -5,13 +5,11 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"strconv"
-	"strings"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
@@ -71,7 +69,6 @@ func (c *Conn) endStatement(ctx context.Context, st statement) error {
 	} else {
 		err = c.rollback(ctx)
 	}
-	c.endTransactionLocals()
 	return err
 }
 
@@ -128,28 +125,16 @@ func (c *Conn) replaceTxn(old *txn, readOnly bool) (*txn, error) {
 				return nil, err
 			}
 		}
-		t = c.newReadWrite(old.session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.cfg.RetryAbortsInternally)
+		t = c.newReadWrite(old.session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.props().RetryAbortsInternally)
 	}
 	t.ctx = old.ctx
-	c.tx = t
-	if c.locals != nil && c.locals.tx == old {
-		c.locals.tx = t
-	}
+	c.tx = t // the same transaction for the connection's state: its SET LOCAL values stay
 	return t, nil
 }
 
 // started reports whether the transaction has sent or buffered anything.
 func (t *txn) started() bool {
 	return t.id != nil || t.seqno > 0 || len(t.log) > 0 || len(t.mutations) > 0 || t.mutationKey != nil || !t.readTS.IsZero()
-}
-
-// txnLocals is what SET LOCAL changed in a transaction: the connection's
-// values to put back when it ends.
-type txnLocals struct {
-	tx    *txn        // the transaction the values belong to
-	saved *dsn.Config // the connection's properties as they were (plus plain SETs since)
-	props map[string]bool
-	ext   map[string]*string // extension variables: the value before, nil if unset
 }
 
 // setLocal runs SET LOCAL name = value.
@@ -164,16 +149,10 @@ func (c *Conn) setLocal(st statement) error {
 	}
 	name, value := cs.Name, cs.Value
 	if cs.Default {
-		if isExtension(name) {
-			// An extension variable did not exist when the connection
-			// was made: it is gone for this transaction.
-			return c.setLocalExtension(name, nil)
-		}
-		// The DSN's value, for this transaction.
-		var err error
-		if value, err = c.client.Config().Get(name); err != nil {
-			return clientError(err)
-		}
+		// The DSN's value, for this transaction (an extension variable
+		// did not exist when the connection was made: it is gone for
+		// this transaction).
+		return c.resetLocal(name)
 	}
 	return c.setLocalValue(name, value)
 }
@@ -183,114 +162,28 @@ func (c *Conn) setLocalValue(name, value string) error {
 	if err := c.refuseLateLocal(name); err != nil {
 		return err
 	}
-	if isExtension(name) {
-		return c.setLocalExtension(name, &value)
-	}
-	c.beforeStateChange()
-	l := c.localsOfTxn()
-	if err := c.setVariable(name, value); err != nil {
+	if err := c.state.SetLocal(name, value); err != nil {
 		return err
 	}
-	l.props[l.key(name)] = true
-	c.locals = l
 	return c.applyToOpenTxn(name)
 }
 
-// localsOfTxn returns the open transaction's local values, new if none.
-func (c *Conn) localsOfTxn() *txnLocals {
-	if c.locals != nil {
-		return c.locals
+// resetLocal sets name to the DSN's value until the open transaction ends.
+func (c *Conn) resetLocal(name string) error {
+	if err := c.refuseLateLocal(name); err != nil {
+		return err
 	}
-	return &txnLocals{tx: c.tx, saved: c.cfg.Clone(), props: map[string]bool{}, ext: map[string]*string{}}
+	if err := c.state.ResetLocal(name); err != nil {
+		return err
+	}
+	return c.applyToOpenTxn(name)
 }
 
-// setLocalExtension sets an extension variable until the open transaction
-// ends; nil removes it for that time.
-func (c *Conn) setLocalExtension(name string, value *string) error {
-	c.beforeStateChange()
-	l := c.localsOfTxn()
-	key := l.key(name)
-	if _, ok := l.ext[key]; !ok {
-		var before *string
-		if v, ok := c.ext[key]; ok {
-			before = &v
-		}
-		l.ext[key] = before
-	}
-	c.locals = l
-	if value == nil {
-		delete(c.ext, key)
-		return nil
-	}
-	return c.setVariable(name, *value)
-}
-
-// key is the name under which a local value is remembered.
-func (l *txnLocals) key(name string) string {
-	if canonical, ok := dsn.CanonicalName(name); ok {
-		return canonical
-	}
-	return strings.ToLower(name)
-}
-
-func (l *txnLocals) has(name string) bool {
-	key := l.key(name)
-	_, ext := l.ext[key]
-	return l.props[key] || ext
-}
-
-// setSaved changes the value that comes back at the end of the transaction.
-func (l *txnLocals) setSaved(name, value string) error {
-	if isExtension(name) {
-		l.ext[l.key(name)] = &value
-		return nil
-	}
-	return clientError(l.saved.SetVariable(name, value))
-}
-
-// resetSaved makes RESET's value the one that comes back.
-func (l *txnLocals) resetSaved(name string, dsnCfg *dsn.Config) error {
-	if isExtension(name) {
-		l.ext[l.key(name)] = nil
-		return nil
-	}
-	v, err := dsnCfg.Get(name)
-	if err == nil {
-		err = l.saved.SetVariable(name, v)
-	}
-	return clientError(err)
-}
-
-// endTransactionLocals puts back the values SET LOCAL changed. Ending a
-// transaction calls it; statements also call it (through settleLocals) when
-// the transaction the values belong to is gone.
-func (c *Conn) endTransactionLocals() {
-	l := c.locals
-	if l == nil {
-		return
-	}
-	c.locals = nil
-	for name := range l.props {
-		if v, err := l.saved.Get(name); err == nil {
-			_ = c.cfg.SetVariable(name, v) // the value was valid before
-		}
-	}
-	for name, v := range l.ext {
-		switch {
-		case v == nil:
-			delete(c.ext, name)
-		case c.ext == nil:
-			c.ext = map[string]string{name: *v}
-		default:
-			c.ext[name] = *v
-		}
-	}
-}
-
-// settleLocals ends the local values of a transaction that ended through
-// database/sql (Tx.Commit, Tx.Rollback) before the next statement runs.
+// settleLocals ends the connection state's transaction when the
+// connection's transaction is gone without commit or rollback saying so,
+// so that SET LOCAL values never outlive it.
 func (c *Conn) settleLocals() {
-	if c.locals != nil && c.locals.tx != c.tx {
-		c.endTransactionLocals()
+	if c.tx == nil && c.state.InTransaction() {
+		c.state.EndTransaction(true)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/decode"
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/connstate"
 	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/internal/stream"
@@ -27,8 +28,12 @@ import (
 type Conn struct {
 	client     *transport.Client
 	statements *sqlparse.Cache // the connector's parse cache (statement.go)
-	cfg        dsn.Config      // per-connection copy: SET changes it here only
 	closed     bool
+
+	// state holds the connection's properties (SET changes them here
+	// only), its extension variables, SET LOCAL values, the results SHOW
+	// VARIABLE reports and the one-shot options of the next transaction.
+	state connstate.Store
 
 	pending pendingOptions // options removed from the current statement's arguments
 
@@ -39,18 +44,10 @@ type Conn struct {
 	roSelector  *spannerpb.TransactionSelector // for roStaleness, shared by requests
 	roStaleness dsn.Staleness
 
-	last lastResults       // for SHOW VARIABLE commit_timestamp, ...
-	ext  map[string]string // extension variables (SET my_ext.name = ...)
+	tx    *txn   // the open transaction, if any
+	batch *batch // the active DDL or DML batch, if any (batch.go)
 
-	tx     *txn       // the open transaction, if any
-	locals *txnLocals // what SET LOCAL changed in it
-	state  connState  // what properties do to the open transaction (connstate.go)
-	batch  *batch     // the active DDL or DML batch, if any (batch.go)
-
-	batchRO   *txn           // c.tx when it is a batch read-only transaction (partitions.go)
-	nextBound *dsn.Staleness // the next batch read-only transaction's bound, if not read_only_staleness
-
-	nextTxn *TxnOptions   // the next transaction's options (SetNextTxnOptions)
+	batchRO *txn          // c.tx when it is a batch read-only transaction (partitions.go)
 	stmtReq *QueryOptions // request fields of the running statement's options (execoptions.go)
 
 	// streamCtx keeps the context of a query whose call ended normally,
@@ -75,8 +72,12 @@ var (
 // New returns a connection on c that parses through statements, the
 // connector's cache (NewStatementCache; nil: none).
 func New(c *transport.Client, statements *sqlparse.Cache) *Conn {
-	return &Conn{client: c, statements: statements, cfg: *c.Config(), last: lastResults{untouched: true}, sessions: c.NewSessionLease()}
+	return &Conn{client: c, statements: statements, state: connstate.New(c.Config()), sessions: c.NewSessionLease()}
 }
+
+// props returns the connection's property values in effect (read them;
+// change them through c.state).
+func (c *Conn) props() *dsn.Config { return c.state.Values() }
 
 // PoisonEnv names the environment variable that turns on poisoning of
 // released raw buffers for every connection (a test aid, like the DSN's
@@ -188,7 +189,7 @@ func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []
 	ctx, cancel := c.statementContext(ctx)
 	defer cancel() // the result is buffered and committed before returning
 	req.RequestOptions = c.requestOptions(tag)
-	if c.cfg.AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && !st.thenReturn {
+	if c.props().AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && !st.thenReturn {
 		// As go-sql-spanner: DML that returns no rows runs as partitioned
 		// DML through QueryContext too.
 		if _, err := c.execAutocommit(ctx, &dmlStatement{req: req}, st.keyword); err != nil {
@@ -227,7 +228,7 @@ func (c *Conn) queryAutocommit(ctx context.Context, st statement, args []driver.
 	if err != nil {
 		return nil, err
 	}
-	c.last = lastResults{readTimestamp: r.ReadTimestamp()}
+	c.state.NoteRead(r.ReadTimestamp())
 	return r, nil
 }
 
@@ -293,7 +294,7 @@ func (c *Conn) streamIn(ctx context.Context, qr *queryRows, req *spannerpb.Execu
 	if req.GetTransaction().GetBegin() != nil {
 		resend = &qr.begin
 	}
-	q.Start(callCtx, c.cfg.MaxBufferedBytes, &qr.retry, resend)
+	q.Start(callCtx, c.props().MaxBufferedBytes, &qr.retry, resend)
 	// Init reads the first response, so opening the call and its transient
 	// failures happen (and are retried) in there; on error it closes the
 	// stream, which cancels the call.
@@ -304,28 +305,28 @@ func (c *Conn) streamIn(ctx context.Context, qr *queryRows, req *spannerpb.Execu
 }
 
 func (c *Conn) rowsOptions(o QueryOptions) rows.Options {
-	raw := c.cfg.RawDecode
+	raw := c.props().RawDecode
 	if o.RawDecode != nil {
 		raw = *o.RawDecode
 	}
 	return rows.Options{
 		Decode: decode.Options{
 			Raw:             raw,
-			NativeArrays:    c.cfg.DecodeToNativeArrays,
-			NumericAsString: c.cfg.DecodeNumericToString,
+			NativeArrays:    c.props().DecodeToNativeArrays,
+			NumericAsString: c.props().DecodeNumericToString,
 		},
 		Proto:        o.Proto,
 		KeepMetadata: o.ReturnMetadata,
-		Poison:       c.cfg.PoisonRawBuffers || poisonFromEnv,
-		Prefetch:     c.cfg.PrefetchMessages,
+		Poison:       c.props().PoisonRawBuffers || poisonFromEnv,
+		Prefetch:     c.props().PrefetchMessages,
 	}
 }
 
 // singleUseReadOnly returns the transaction selector of autocommit queries.
 // Requests only read it, so one is built per staleness setting and shared.
 func (c *Conn) singleUseReadOnly() *spannerpb.TransactionSelector {
-	if c.roSelector == nil || !c.roStaleness.Equal(c.cfg.ReadOnlyStaleness) {
-		c.roStaleness = c.cfg.ReadOnlyStaleness
+	if c.roSelector == nil || !c.roStaleness.Equal(c.props().ReadOnlyStaleness) {
+		c.roStaleness = c.props().ReadOnlyStaleness
 		c.roSelector = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_SingleUse{
 			SingleUse: &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{
 				ReadOnly: c.readOnlyOptions(),
@@ -338,7 +339,7 @@ func (c *Conn) singleUseReadOnly() *spannerpb.TransactionSelector {
 // readOnlyOptions asks for the read timestamp too, as the official client
 // does, so SHOW VARIABLE read_timestamp can answer after a query.
 func (c *Conn) readOnlyOptions() *spannerpb.TransactionOptions_ReadOnly {
-	ro := c.cfg.ReadOnlyStaleness.ReadOnly()
+	ro := c.props().ReadOnlyStaleness.ReadOnly()
 	ro.ReturnReadTimestamp = true
 	return ro
 }
@@ -346,28 +347,26 @@ func (c *Conn) readOnlyOptions() *spannerpb.TransactionOptions_ReadOnly {
 // takeStatementTag returns statement_tag for a statement about to run and
 // clears it: it tags only the next statement, as go-sql-spanner's does.
 func (c *Conn) takeStatementTag() string {
-	tag := c.cfg.StatementTag
-	c.cfg.StatementTag = ""
-	return tag
+	return c.state.TakeStatementTag()
 }
 
 // requestOptions returns the priority and tag options of a statement
 // outside a transaction, nil when both are unset (the common case costs
 // nothing).
 func (c *Conn) requestOptions(tag string) *spannerpb.RequestOptions {
-	if c.cfg.RPCPriority.Proto() == spannerpb.RequestOptions_PRIORITY_UNSPECIFIED && tag == "" {
+	if c.props().RPCPriority.Proto() == spannerpb.RequestOptions_PRIORITY_UNSPECIFIED && tag == "" {
 		return nil
 	}
-	return &spannerpb.RequestOptions{Priority: c.cfg.RPCPriority.Proto(), RequestTag: tag}
+	return &spannerpb.RequestOptions{Priority: c.props().RPCPriority.Proto(), RequestTag: tag}
 }
 
 func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {
-	if c.cfg.OptimizerVersion == "" && c.cfg.OptimizerStatisticsPackage == "" {
+	if c.props().OptimizerVersion == "" && c.props().OptimizerStatisticsPackage == "" {
 		return nil
 	}
 	return &spannerpb.ExecuteSqlRequest_QueryOptions{
-		OptimizerVersion:           c.cfg.OptimizerVersion,
-		OptimizerStatisticsPackage: c.cfg.OptimizerStatisticsPackage,
+		OptimizerVersion:           c.props().OptimizerVersion,
+		OptimizerStatisticsPackage: c.props().OptimizerStatisticsPackage,
 	}
 }
 
@@ -489,13 +488,8 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 		}
 	}
 	c.batch = nil // a batch never outlives its user
-	c.cfg = *c.client.Config().Clone()
+	c.state.ResetAll()
 	c.pending = pendingOptions{}
-	c.nextTxn = nil
-	c.last = lastResults{untouched: true}
-	c.ext = nil
-	c.locals = nil
-	c.state = connState{}
 	return nil
 }
 

@@ -47,7 +47,7 @@ import (
 // execDDL runs a DDL statement from ExecContext or QueryContext; its
 // arguments are ignored, as go-sql-spanner ignores them.
 func (c *Conn) execDDL(ctx context.Context, st statement, query string) (driver.Result, error) {
-	c.last = lastResults{} // as go-sql-spanner: DDL leaves no commit to report
+	c.state.NoteStart() // as go-sql-spanner: DDL leaves no commit to report
 	if b := c.activeBatch(); b != nil {
 		if b.kind == batchDML {
 			return nil, status.Errorf(codes.FailedPrecondition,
@@ -122,7 +122,7 @@ func (c *Conn) updateDDL(ctx context.Context, stmts []string) (driver.Result, er
 	if err != nil {
 		applied = min(appliedStatements(op), len(stmts))
 	}
-	if err != nil && c.cfg.DefaultSequenceKind != "" && missingSequenceKind(err) && applied < len(stmts) {
+	if err != nil && c.props().DefaultSequenceKind != "" && missingSequenceKind(err) && applied < len(stmts) {
 		if c.setDefaultSequenceKind(ctx) == nil {
 			var retry *longrunningpb.Operation
 			retry, err = c.startDDL(ctx, stmts[applied:])
@@ -160,13 +160,13 @@ func (c *Conn) startDDL(ctx context.Context, stmts []string) (*longrunningpb.Ope
 // awaitDDL waits for a DDL operation as ddl_execution_mode says. An
 // operation already done reports its outcome in every mode.
 func (c *Conn) awaitDDL(ctx context.Context, op *longrunningpb.Operation) (*longrunningpb.Operation, error) {
-	switch c.cfg.DDLExecutionMode {
+	switch c.props().DDLExecutionMode {
 	case dsn.DDLAsync:
 		if !op.GetDone() {
 			return op, nil
 		}
 	case dsn.DDLAsyncWait:
-		wctx, cancel := context.WithTimeout(ctx, c.cfg.DDLAsyncWaitTimeout)
+		wctx, cancel := context.WithTimeout(ctx, c.props().DDLAsyncWaitTimeout)
 		defer cancel()
 		last, err := c.client.AwaitOperation(wctx, op)
 		// gRPC may report the deadline (DEADLINE_EXCEEDED) an instant
@@ -189,7 +189,7 @@ func (c *Conn) awaitDDL(ctx context.Context, op *longrunningpb.Operation) (*long
 // ddlResult is the result of DDL whose operation is op: in ASYNC and
 // ASYNC_WAIT mode it carries the operation's name (OperationID).
 func (c *Conn) ddlResult(op *longrunningpb.Operation) driver.Result {
-	if m := c.cfg.DDLExecutionMode; m == dsn.DDLAsync || m == dsn.DDLAsyncWait {
+	if m := c.props().DDLExecutionMode; m == dsn.DDLAsync || m == dsn.DDLAsyncWait {
 		return &Result{operationID: op.GetName()}
 	}
 	return driver.ResultNoRows
@@ -233,9 +233,9 @@ func missingSequenceKind(err error) bool {
 // option, in the statement form of its dialect. dsn checked the kind
 // (letters, digits, underscores), and database ids cannot hold quotes.
 func (c *Conn) setDefaultSequenceKind(ctx context.Context) error {
-	kind, db := c.cfg.DefaultSequenceKind, c.cfg.Database
+	kind, db := c.props().DefaultSequenceKind, c.props().Database
 	stmt := "ALTER DATABASE `" + db + "` SET OPTIONS (default_sequence_kind = '" + kind + "')"
-	if c.cfg.DatabaseDialect == dsn.DialectPostgreSQL || c.cfg.Dialect == dsn.DialectPostgreSQL {
+	if c.props().DatabaseDialect == dsn.DialectPostgreSQL || c.props().Dialect == dsn.DialectPostgreSQL {
 		stmt = `ALTER DATABASE "` + db + `" SET spanner.default_sequence_kind = '` + kind + `'`
 	}
 	_, err := c.startDDL(ctx, []string{stmt})
@@ -246,13 +246,13 @@ func (c *Conn) setDefaultSequenceKind(ctx context.Context) error {
 // that starts with it) in the DSN's instance and waits for the operation
 // as ddl_execution_mode says.
 func (c *Conn) createDatabase(ctx context.Context, query string, extra []string) (driver.Result, error) {
-	parent := c.cfg.InstancePath()
+	parent := c.props().InstancePath()
 	op, err := c.client.DatabaseAdmin().CreateDatabase(c.client.AdminContext(ctx, "parent", parent),
 		&databasepb.CreateDatabaseRequest{
 			Parent:          parent,
 			CreateStatement: query,
 			ExtraStatements: extra,
-			DatabaseDialect: databasepb.DatabaseDialect(databasepb.DatabaseDialect_value[string(c.cfg.NewDatabaseDialect())]),
+			DatabaseDialect: databasepb.DatabaseDialect(databasepb.DatabaseDialect_value[string(c.props().NewDatabaseDialect())]),
 		})
 	if err == nil {
 		op, err = c.awaitDDL(ctx, op)
@@ -269,7 +269,7 @@ func (c *Conn) dropDatabase(ctx context.Context, st statement) (driver.Result, e
 	if st.invalid != nil {
 		return nil, st.invalid
 	}
-	path := c.cfg.InstancePath() + "/databases/" + st.dbName
+	path := c.props().InstancePath() + "/databases/" + st.dbName
 	_, err := c.client.DatabaseAdmin().DropDatabase(c.client.AdminContext(ctx, "database", path),
 		&databasepb.DropDatabaseRequest{Database: path})
 	if err != nil {

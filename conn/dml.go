@@ -29,7 +29,7 @@ func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword stri
 		return nil, err
 	}
 	defer c.leaveReadWrite()
-	if c.cfg.AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && s.req != nil {
+	if c.props().AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && s.req != nil {
 		return c.execPartitioned(ctx, s.req)
 	}
 	session, err := c.session(ctx)
@@ -91,7 +91,7 @@ func (c *Conn) noteCommit(resp *spannerpb.CommitResponse) {
 	if resp == nil {
 		return
 	}
-	c.last = lastResults{commitTimestamp: resp.GetCommitTimestamp().AsTime(), commitResponse: resp}
+	c.state.NoteCommit(resp)
 }
 
 // execPartitioned runs partitioned DML: BeginTransaction with
@@ -106,7 +106,7 @@ func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRe
 	}
 	opts := &spannerpb.TransactionOptions{
 		Mode:                        &spannerpb.TransactionOptions_PartitionedDml_{PartitionedDml: &spannerpb.TransactionOptions_PartitionedDml{}},
-		ExcludeTxnFromChangeStreams: c.cfg.ExcludeTxnFromChangeStreams,
+		ExcludeTxnFromChangeStreams: c.props().ExcludeTxnFromChangeStreams,
 	}
 	count, err := txnpkg.RetryAborted(ctx, txnpkg.MaxAbortReplays, func() (int64, error) {
 		return c.partitionedOnce(ctx, session, opts, tmpl)
@@ -172,7 +172,7 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 	}
 	safe := false
 	opts.RawDecode = &safe // buffered values must own their memory
-	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.cfg.RetryAbortsInternally)
+	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.props().RetryAbortsInternally)
 	t.lastStmt = true
 	req.RequestOptions = t.tagged(req.RequestOptions)
 	r, err := c.txQuery(ctx, t, req, opts)

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/connstate"
 )
 
 // go-sql-spanner's per-statement options, with its names and types, so
@@ -125,14 +126,14 @@ func CreatePropertyValue(name, value string) PropertyValue {
 
 // checkProperties refuses what SET would refuse, before the statement runs.
 func checkProperties(vs []PropertyValue) error {
-	var scratch dsn.Config
+	scratch := connstate.New(&dsn.Config{}) // SET's checks on a state of its own
 	for _, v := range vs {
 		name := v.Identifier.String()
-		if isExtension(name) {
+		if connstate.IsExtension(name) {
 			return status.Errorf(codes.Unimplemented, "spannerfast: ExecOptions.PropertyValues: extension variable %s cannot be set for one statement; use SET", name)
 		}
-		if err := scratch.SetVariable(name, v.Value); err != nil {
-			return clientError(err)
+		if err := scratch.Set(name, v.Value); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -246,7 +247,8 @@ func (q *QueryOptions) overlays() bool {
 		q.AutocommitDMLMode != "" || q.NativeArrays != nil || q.Txn != nil || q.props != nil
 }
 
-// setOn lays the statement's settings over the connection's (see overlay).
+// setOn lays the statement's settings over the connection's (see
+// connstate.Store.Overlay).
 func (q *QueryOptions) setOn(cfg *dsn.Config) {
 	if q.props != nil {
 		for _, v := range *q.props {
@@ -276,7 +278,7 @@ func (q *QueryOptions) setOn(cfg *dsn.Config) {
 		cfg.DecodeToNativeArrays = *q.NativeArrays
 	}
 	if q.Txn != nil {
-		q.Txn.apply(cfg)
+		q.Txn.Apply(cfg)
 	}
 }
 
@@ -308,7 +310,7 @@ func (c *Conn) withStatementOptions(q QueryOptions) (statementScope, error) {
 	}
 	s := statementScope{c: c}
 	if q.overlays() {
-		s.restore = c.overlay(q.setOn)
+		s.restore = c.state.Overlay(q.setOn)
 	}
 	if q.DirectedRead != nil || q.LastStatement || q.Mode != nil {
 		kept := q // only this copy escapes, and only when it is kept

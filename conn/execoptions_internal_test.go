@@ -7,6 +7,7 @@ import (
 	"cloud.google.com/go/spanner"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/connstate"
 )
 
 func TestStalenessOfTimestampBound(t *testing.T) {
@@ -43,19 +44,22 @@ func TestStalenessOfTimestampBound(t *testing.T) {
 // overlay puts back what it laid over the settings, except what the
 // statement changed meanwhile (a one-shot tag it used, a SET it ran).
 func TestOverlayRestore(t *testing.T) {
-	c := &Conn{}
-	c.cfg.TransactionTag, c.cfg.StatementTag, c.cfg.RPCPriority = "conn-txn", "conn-stmt", dsn.PriorityHigh
+	cfg := &dsn.Config{}
+	cfg.TransactionTag, cfg.StatementTag, cfg.RPCPriority = "conn-txn", "conn-stmt", dsn.PriorityHigh
+	c := &Conn{state: connstate.New(cfg)}
 	q := QueryOptions{RequestTag: "s", Priority: dsn.PriorityLow, Txn: &TxnOptions{Tag: "t"}, NativeArrays: new(bool)}
 	*q.NativeArrays = true
-	restore := c.overlay(q.setOn)
-	if c.cfg.StatementTag != "s" || c.cfg.TransactionTag != "t" || c.cfg.RPCPriority != dsn.PriorityLow || !c.cfg.DecodeToNativeArrays {
-		t.Fatalf("overlaid settings %+v", c.cfg)
+	restore := c.state.Overlay(q.setOn)
+	if c.props().StatementTag != "s" || c.props().TransactionTag != "t" || c.props().RPCPriority != dsn.PriorityLow || !c.props().DecodeToNativeArrays {
+		t.Fatalf("overlaid settings %+v", c.props())
 	}
-	c.takeStatementTag()                   // the statement used its tag
-	c.cfg.RPCPriority = dsn.PriorityMedium // and ran SET RPC_PRIORITY
+	c.takeStatementTag()                                          // the statement used its tag
+	if err := c.state.Set("rpc_priority", "MEDIUM"); err != nil { // and ran SET RPC_PRIORITY
+		t.Fatal(err)
+	}
 	restore()
-	if c.cfg.StatementTag != "" || c.cfg.TransactionTag != "conn-txn" || c.cfg.RPCPriority != dsn.PriorityMedium || c.cfg.DecodeToNativeArrays {
+	if c.props().StatementTag != "" || c.props().TransactionTag != "conn-txn" || c.props().RPCPriority != dsn.PriorityMedium || c.props().DecodeToNativeArrays {
 		t.Fatalf("restored settings: tag %q, txn tag %q, priority %q, native arrays %v",
-			c.cfg.StatementTag, c.cfg.TransactionTag, c.cfg.RPCPriority, c.cfg.DecodeToNativeArrays)
+			c.props().StatementTag, c.props().TransactionTag, c.props().RPCPriority, c.props().DecodeToNativeArrays)
 	}
 }

@@ -203,10 +203,11 @@ func (c *Conn) BufferWrite(ms []*spanner.Mutation) error {
 // transaction (explicit, autocommit DML or Apply) committed on this
 // connection, in the local time zone; FailedPrecondition if there is none.
 func (c *Conn) CommitTimestamp() (time.Time, error) {
-	if c.last.commitResponse == nil {
+	ts, resp := c.state.LastCommit()
+	if resp == nil {
 		return time.Time{}, failedPrecondition(msgNoCommittedResult)
 	}
-	return c.last.commitTimestamp.Local(), nil
+	return ts.Local(), nil
 }
 
 // CommitResponse returns the commit timestamp and, when they were asked for
@@ -214,12 +215,13 @@ func (c *Conn) CommitTimestamp() (time.Time, error) {
 // of the last read-write transaction committed on this connection;
 // FailedPrecondition if there is none.
 func (c *Conn) CommitResponse() (*spanner.CommitResponse, error) {
-	if c.last.commitResponse == nil {
+	ts, resp := c.state.LastCommit()
+	if resp == nil {
 		return nil, failedPrecondition(msgNoCommittedResult)
 	}
 	return &spanner.CommitResponse{
-		CommitTs:    c.last.commitTimestamp.Local(),
-		CommitStats: c.last.commitResponse.GetCommitStats(),
+		CommitTs:    ts.Local(),
+		CommitStats: resp.GetCommitStats(),
 	}, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/connstate"
 	"github.com/spannerfast/spannerfast/internal/partition"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/internal/transport"
@@ -90,7 +91,7 @@ func (c *Conn) SetNextBatchBound(b dsn.Staleness) error {
 		return status.Errorf(codes.InvalidArgument,
 			"spannerfast: timestamp bound %s is for single queries only; a batch read-only transaction needs STRONG, EXACT_STALENESS or READ_TIMESTAMP", b)
 	}
-	c.nextBound = &b
+	c.state.SetNextBatchBound(b)
 	return nil
 }
 
@@ -98,15 +99,15 @@ func (c *Conn) SetNextBatchBound(b dsn.Staleness) error {
 // begins at once (BeginTransaction), so its id and read timestamp exist
 // before any partition is asked for.
 func (c *Conn) beginBatchReadOnly(ctx context.Context) (driver.Tx, error) {
-	bound := c.nextBound
-	c.nextBound = nil
+	bound := c.state.TakeNextBatchBound()
 	t, err := c.newBatchTxn(ctx, bound)
 	if err != nil {
 		return nil, err
 	}
 	t.ctx = ctx
 	c.tx, c.batchRO = t, t
-	c.last = lastResults{}
+	c.state.BeginTransaction()
+	c.state.NoteStart()
 	return Tx{c}, nil
 }
 
@@ -194,7 +195,7 @@ func (c *Conn) autoPartition(opts QueryOptions) bool {
 	if opts.AutoPartition != nil {
 		return *opts.AutoPartition
 	}
-	return c.cfg.AutoPartitionMode && (c.tx == nil || c.activeBatchRO() != nil)
+	return c.props().AutoPartitionMode && (c.tx == nil || c.activeBatchRO() != nil)
 }
 
 // runStatement runs RUN PARTITIONED QUERY <query> and RUN PARTITION '<id>'.
@@ -281,7 +282,7 @@ func (c *Conn) readAll(ctx context.Context, what string, st statement, args []dr
 		return nil, err
 	}
 	if c.tx == nil {
-		c.last = lastResults{readTimestamp: t.readTS}
+		c.state.NoteRead(t.readTS)
 	}
 	if len(pq.Partitions) == 0 {
 		return rows.NewList(nil), nil
@@ -289,8 +290,8 @@ func (c *Conn) readAll(ctx context.Context, what string, st statement, args []dr
 	ro := c.rowsOptions(opts)
 	ro.Decode.Raw = false // see partition.Rows: workers decode ahead of Next
 	// The workers read these settings while the connection goes on with
-	// other statements (SET may change c.cfg): they get a copy.
-	snap := &Conn{client: c.client, cfg: c.cfg, sessions: c.client.MultiplexedLease()}
+	// other statements (SET may change them): they get a copy.
+	snap := &Conn{client: c.client, state: connstate.New(c.props().Clone()), sessions: c.client.MultiplexedLease()}
 	open := func(ctx context.Context, p *Partition) (*rows.Rows, error) {
 		return snap.stream(ctx, partition.Request(p), false, ro)
 	}
@@ -304,8 +305,8 @@ func (c *Conn) parallelism(opts QueryOptions, optionGiven bool) int {
 	switch {
 	case opts.MaxParallelism > 0:
 		return opts.MaxParallelism
-	case !optionGiven && c.cfg.MaxPartitionedParallelism > 0:
-		return int(c.cfg.MaxPartitionedParallelism)
+	case !optionGiven && c.props().MaxPartitionedParallelism > 0:
+		return int(c.props().MaxPartitionedParallelism)
 	}
 	return runtime.NumCPU()
 }
@@ -320,7 +321,7 @@ func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []
 	req.Session = t.session
 	req.Transaction = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: t.id}}
 	req.RequestOptions = c.requestOptions(tag)
-	req.DataBoostEnabled = c.cfg.DataBoostEnabled
+	req.DataBoostEnabled = c.props().DataBoostEnabled
 	if req.DirectedReadOptions, err = c.directedRead(); err != nil {
 		return nil, err
 	}
@@ -356,7 +357,7 @@ func (c *Conn) maxPartitions(opts QueryOptions) int64 {
 	if opts.MaxPartitions > 0 {
 		return opts.MaxPartitions
 	}
-	return c.cfg.MaxPartitions
+	return c.props().MaxPartitions
 }
 
 // runPartition reads one partition. It may come from another connection or

@@ -17,11 +17,11 @@ import (
 // nil when unset. dsn validated the JSON when it was set, so an error here
 // means a value that changed meaning; it is reported, never ignored.
 func (c *Conn) directedRead() (*spannerpb.DirectedReadOptions, error) {
-	if c.cfg.DirectedRead == "" {
+	if c.props().DirectedRead == "" {
 		return nil, nil
 	}
 	o := new(spannerpb.DirectedReadOptions)
-	if err := protojson.Unmarshal([]byte(c.cfg.DirectedRead), o); err != nil {
+	if err := protojson.Unmarshal([]byte(c.props().DirectedRead), o); err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: directed_read: %v", err)
 	}
 	return o, nil
@@ -33,7 +33,7 @@ func (c *Conn) directedRead() (*spannerpb.DirectedReadOptions, error) {
 // rather than failing them, so a connection with directed_read set can
 // still write.
 func (c *Conn) setDirectedRead(req *spannerpb.ExecuteSqlRequest, readOnly bool) error {
-	if c.cfg.DirectedRead == "" || !readOnly {
+	if c.props().DirectedRead == "" || !readOnly {
 		return nil
 	}
 	o, err := c.directedRead()

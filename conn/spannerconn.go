@@ -25,7 +25,7 @@ import (
 func (c *Conn) setTyped(name, text string) error { return c.setAssigned(name, text) }
 
 // AutoBatchDml is auto_batch_dml.
-func (c *Conn) AutoBatchDml() bool { return c.cfg.AutoBatchDML }
+func (c *Conn) AutoBatchDml() bool { return c.props().AutoBatchDML }
 
 // SetAutoBatchDml is SET auto_batch_dml.
 func (c *Conn) SetAutoBatchDml(on bool) error {
@@ -33,7 +33,7 @@ func (c *Conn) SetAutoBatchDml(on bool) error {
 }
 
 // AutoBatchDmlUpdateCount is auto_batch_dml_update_count.
-func (c *Conn) AutoBatchDmlUpdateCount() int64 { return c.cfg.AutoBatchDMLUpdateCount }
+func (c *Conn) AutoBatchDmlUpdateCount() int64 { return c.props().AutoBatchDMLUpdateCount }
 
 // SetAutoBatchDmlUpdateCount is SET auto_batch_dml_update_count.
 func (c *Conn) SetAutoBatchDmlUpdateCount(n int64) error {
@@ -43,7 +43,7 @@ func (c *Conn) SetAutoBatchDmlUpdateCount(n int64) error {
 // AutoBatchDmlUpdateCountVerification is
 // auto_batch_dml_update_count_verification.
 func (c *Conn) AutoBatchDmlUpdateCountVerification() bool {
-	return c.cfg.AutoBatchDMLUpdateCountVerification
+	return c.props().AutoBatchDMLUpdateCountVerification
 }
 
 // SetAutoBatchDmlUpdateCountVerification is SET
@@ -53,7 +53,7 @@ func (c *Conn) SetAutoBatchDmlUpdateCountVerification(on bool) error {
 }
 
 // RetryAbortsInternally is retry_aborts_internally.
-func (c *Conn) RetryAbortsInternally() bool { return c.cfg.RetryAbortsInternally }
+func (c *Conn) RetryAbortsInternally() bool { return c.props().RetryAbortsInternally }
 
 // SetRetryAbortsInternally is SET retry_aborts_internally.
 func (c *Conn) SetRetryAbortsInternally(on bool) error {
@@ -62,7 +62,7 @@ func (c *Conn) SetRetryAbortsInternally(on bool) error {
 
 // AutocommitDMLMode is autocommit_dml_mode, in go-sql-spanner's numbering.
 func (c *Conn) AutocommitDMLMode() AutocommitDMLMode {
-	if c.cfg.AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic {
+	if c.props().AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic {
 		return PartitionedNonAtomic
 	}
 	return Transactional
@@ -82,7 +82,7 @@ func (c *Conn) SetAutocommitDMLMode(m AutocommitDMLMode) error {
 
 // ReadOnlyStaleness is read_only_staleness.
 func (c *Conn) ReadOnlyStaleness() spanner.TimestampBound {
-	return timestampBoundOf(c.cfg.ReadOnlyStaleness)
+	return timestampBoundOf(c.props().ReadOnlyStaleness)
 }
 
 // SetReadOnlyStaleness is SET read_only_staleness.
@@ -128,7 +128,7 @@ func (c *Conn) SetDirectedReadOptions(o *spannerpb.DirectedReadOptions) error {
 }
 
 // IsolationLevel is isolation_level.
-func (c *Conn) IsolationLevel() sql.IsolationLevel { return c.cfg.IsolationLevel }
+func (c *Conn) IsolationLevel() sql.IsolationLevel { return c.props().IsolationLevel }
 
 // SetIsolationLevel is SET isolation_level.
 func (c *Conn) SetIsolationLevel(level sql.IsolationLevel) error {
@@ -141,7 +141,7 @@ func (c *Conn) SetIsolationLevel(level sql.IsolationLevel) error {
 
 // ReadLockMode is read_lock_mode.
 func (c *Conn) ReadLockMode() spannerpb.TransactionOptions_ReadWrite_ReadLockMode {
-	return c.cfg.ReadLockMode.Proto()
+	return c.props().ReadLockMode.Proto()
 }
 
 // SetReadLockMode is SET read_lock_mode.
@@ -158,13 +158,13 @@ func (c *Conn) SetReadLockMode(m spannerpb.TransactionOptions_ReadWrite_ReadLock
 }
 
 // TransactionTag is transaction_tag.
-func (c *Conn) TransactionTag() string { return c.cfg.TransactionTag }
+func (c *Conn) TransactionTag() string { return c.props().TransactionTag }
 
 // SetTransactionTag is SET transaction_tag.
 func (c *Conn) SetTransactionTag(tag string) error { return c.setTyped("transaction_tag", tag) }
 
 // MaxCommitDelay is max_commit_delay (0 when unset).
-func (c *Conn) MaxCommitDelay() time.Duration { return c.cfg.MaxCommitDelay }
+func (c *Conn) MaxCommitDelay() time.Duration { return c.props().MaxCommitDelay }
 
 // SetMaxCommitDelay is SET max_commit_delay.
 func (c *Conn) SetMaxCommitDelay(d time.Duration) error {
@@ -172,7 +172,7 @@ func (c *Conn) SetMaxCommitDelay(d time.Duration) error {
 }
 
 // ExcludeTxnFromChangeStreams is exclude_txn_from_change_streams.
-func (c *Conn) ExcludeTxnFromChangeStreams() bool { return c.cfg.ExcludeTxnFromChangeStreams }
+func (c *Conn) ExcludeTxnFromChangeStreams() bool { return c.props().ExcludeTxnFromChangeStreams }
 
 // SetExcludeTxnFromChangeStreams is SET exclude_txn_from_change_streams.
 func (c *Conn) SetExcludeTxnFromChangeStreams(on bool) error {
@@ -180,7 +180,7 @@ func (c *Conn) SetExcludeTxnFromChangeStreams(on bool) error {
 }
 
 // DecodeToNativeArrays is decode_to_native_arrays.
-func (c *Conn) DecodeToNativeArrays() bool { return c.cfg.DecodeToNativeArrays }
+func (c *Conn) DecodeToNativeArrays() bool { return c.props().DecodeToNativeArrays }
 
 // SetDecodeToNativeArrays is SET decode_to_native_arrays.
 func (c *Conn) SetDecodeToNativeArrays(on bool) error {
@@ -191,8 +191,9 @@ func (c *Conn) SetDecodeToNativeArrays(on bool) error {
 // timestamp of the last read-only transaction or query, FailedPrecondition
 // when there is none.
 func (c *Conn) ReadOnlyTransactionTimestamp() (time.Time, error) {
-	if c.last.readTimestamp.IsZero() {
+	ts := c.state.LastReadTimestamp()
+	if ts.IsZero() {
 		return time.Time{}, failedPrecondition("no read-only transaction or query has returned a read timestamp on this connection")
 	}
-	return c.last.readTimestamp, nil
+	return ts, nil
 }

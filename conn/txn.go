@@ -61,6 +61,11 @@ type txn struct {
 	lastStmt    bool  // its statements are the transaction's last (autocommit DML)
 	failed      error // a replay saw different data: the transaction is over
 	ctx         context.Context
+
+	// deadlineFixed: its first statement fixed deadline, the
+	// transaction_timeout bound (zero: none); see txnDeadline.
+	deadlineFixed bool
+	deadline      time.Time
 }
 
 // newReadWrite prepares a read-write transaction with the connection's
@@ -68,27 +73,25 @@ type txn struct {
 func (c *Conn) newReadWrite(session string, isolation spannerpb.TransactionOptions_IsolationLevel, retryAborts bool) *txn {
 	if isolation == spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED {
 		// dsn validated isolation_level: it maps without error.
-		isolation, _ = isolationFor(c.cfg.IsolationLevel)
+		isolation, _ = isolationFor(c.props().IsolationLevel)
 	}
 	t := &txn{
 		c:       c,
 		session: session,
 		opts: &spannerpb.TransactionOptions{
 			Mode: &spannerpb.TransactionOptions_ReadWrite_{ReadWrite: &spannerpb.TransactionOptions_ReadWrite{
-				ReadLockMode: c.cfg.ReadLockMode.Proto(),
+				ReadLockMode: c.props().ReadLockMode.Proto(),
 			}},
 			IsolationLevel:              isolation,
-			ExcludeTxnFromChangeStreams: c.cfg.ExcludeTxnFromChangeStreams,
+			ExcludeTxnFromChangeStreams: c.props().ExcludeTxnFromChangeStreams,
 		},
-		explicit:    c.cfg.BeginTransactionOption == dsn.BeginTransactionExplicit,
-		tag:         c.cfg.TransactionTag,
-		priority:    c.cfg.CommitPriority.Proto(),
-		commitDelay: c.cfg.MaxCommitDelay,
-		commitStats: c.cfg.ReturnCommitStats,
+		explicit:    c.props().BeginTransactionOption == dsn.BeginTransactionExplicit,
+		tag:         c.state.TakeTransactionTag(),
+		priority:    c.props().CommitPriority.Proto(),
+		commitDelay: c.props().MaxCommitDelay,
+		commitStats: c.props().ReturnCommitStats,
 		retryAborts: retryAborts,
 	}
-	// transaction_tag tags the next read-write transaction only.
-	c.cfg.TransactionTag = ""
 	return t
 }
 
@@ -96,7 +99,7 @@ func (c *Conn) newReadWrite(session string, isolation spannerpb.TransactionOptio
 // connection's read_only_staleness. Spanner allows only strong, exact
 // staleness and read timestamps for multi-use transactions.
 func (c *Conn) newReadOnly(session string) (*txn, error) {
-	st := c.cfg.ReadOnlyStaleness
+	st := c.props().ReadOnlyStaleness
 	if st.Kind == dsn.StalenessMax || st.Kind == dsn.StalenessMinReadTimestamp {
 		return nil, status.Errorf(codes.InvalidArgument,
 			"spannerfast: read_only_staleness %s is for single queries only; a read-only transaction needs STRONG, EXACT_STALENESS or READ_TIMESTAMP", st)
@@ -108,7 +111,7 @@ func (c *Conn) newReadOnly(session string) (*txn, error) {
 		session:  session,
 		readOnly: true,
 		opts:     &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: ro}},
-		explicit: c.cfg.BeginTransactionOption == dsn.BeginTransactionExplicit,
+		explicit: c.props().BeginTransactionOption == dsn.BeginTransactionExplicit,
 	}, nil
 }
 
@@ -219,7 +222,7 @@ func (t *txn) nextSeqno() int64 {
 // requestOptions returns the options of a request in the transaction:
 // the statement's tag and priority and the transaction's tag.
 func (t *txn) requestOptions(statementTag string) *spannerpb.RequestOptions {
-	prio := t.c.cfg.RPCPriority.Proto()
+	prio := t.c.props().RPCPriority.Proto()
 	if prio == spannerpb.RequestOptions_PRIORITY_UNSPECIFIED && statementTag == "" && t.tag == "" {
 		return nil
 	}

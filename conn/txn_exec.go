@@ -101,7 +101,7 @@ func (c *Conn) txQuery(ctx context.Context, t *txn, req *spannerpb.ExecuteSqlReq
 		if err != nil {
 			return nil, err
 		}
-		c.last.readTimestamp = t.readTS
+		c.state.NoteReadTimestamp(t.readTS)
 		return r, nil
 	}
 	var tr *txnRows
