@@ -51,6 +51,9 @@ type batch struct {
 	tag  string // statement_tag when the batch started: it tags the batch
 	dml  []*spannerpb.ExecuteBatchDmlRequest_Statement
 	ddl  []string
+	// ddlFirst is ddl[0] parsed: whether the batch creates or drops a
+	// database (runParsedDDL).
+	ddlFirst statement
 	// auto marks the batch of auto_batch_dml (autobatch.go); autoCounts
 	// are the update counts ExecContext reported for its statements.
 	auto       bool
@@ -196,7 +199,10 @@ func (c *Conn) runBatch(ctx context.Context) (driver.Result, error) {
 	}
 	c.batch = nil
 	if b.kind == batchDDL {
-		return c.runDDL(ctx, b.ddl)
+		if len(b.ddl) == 0 {
+			return driver.ResultNoRows, nil
+		}
+		return c.runParsedDDL(ctx, b.ddlFirst, b.ddl)
 	}
 	return c.execDMLBatch(ctx, b)
 }

@@ -111,6 +111,15 @@ func (c *Conn) parseToRun(query string) (statement, error) {
 		return statement{}, driver.ErrBadConn
 	}
 	st, err := c.parse(query)
+	return c.readyToRun(st, err)
+}
+
+// readyToRun is parseToRun for a text already parsed: the statements of a
+// string of several were parsed when it was split (multistatement.go).
+func (c *Conn) readyToRun(st statement, err error) (statement, error) {
+	if c.closed {
+		return statement{}, driver.ErrBadConn
+	}
 	if err != nil {
 		c.takeStatementTag()
 		return statement{}, err
@@ -128,6 +137,11 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	if err != nil {
 		return nil, err
 	}
+	return c.queryParsed(ctx, st, query, args, opts)
+}
+
+// queryParsed is query once query is parsed into st.
+func (c *Conn) queryParsed(ctx context.Context, st statement, query string, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
 	if st.multi {
 		return c.queryMulti(ctx, query, args, opts)
 	}
@@ -389,6 +403,11 @@ func (c *Conn) exec(ctx context.Context, query string, args []driver.NamedValue)
 	if err != nil {
 		return nil, err
 	}
+	return c.execParsed(ctx, st, query, args)
+}
+
+// execParsed is exec once query is parsed into st.
+func (c *Conn) execParsed(ctx context.Context, st statement, query string, args []driver.NamedValue) (driver.Result, error) {
 	if st.multi {
 		return c.execMulti(ctx, query, args)
 	}

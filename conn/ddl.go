@@ -53,6 +53,9 @@ func (c *Conn) execDDL(ctx context.Context, st statement, query string) (driver.
 			return nil, status.Errorf(codes.FailedPrecondition,
 				"spannerfast: %s: the connection has an active DML batch; run or abort it before DDL", st.keyword)
 		}
+		if len(b.ddl) == 0 {
+			b.ddlFirst = st
+		}
 		b.ddl = append(b.ddl, query)
 		return driver.ResultNoRows, nil
 	}
@@ -78,24 +81,11 @@ func databaseStatement(st statement) string {
 	return ""
 }
 
-// runDDL sends DDL statements as one operation: CreateDatabase when the
-// first is CREATE DATABASE (the others are its extra statements),
-// DropDatabase for DROP DATABASE (alone), else UpdateDatabaseDdl. RUN BATCH,
-// a single DDL statement and a run of DDL in a string of several statements
-// all come here.
-func (c *Conn) runDDL(ctx context.Context, stmts []string) (driver.Result, error) {
-	if len(stmts) == 0 {
-		return driver.ResultNoRows, nil
-	}
-	first, err := c.parse(stmts[0])
-	if err != nil {
-		return nil, err
-	}
-	return c.runParsedDDL(ctx, first, stmts)
-}
-
-// runParsedDDL is runDDL once the first statement is parsed (a single
-// statement comes parsed from execDDL).
+// runParsedDDL sends DDL statements as one operation: CreateDatabase when
+// the first (parsed: first) is CREATE DATABASE (the others are its extra
+// statements), DropDatabase for DROP DATABASE (alone), else
+// UpdateDatabaseDdl. RUN BATCH, a single DDL statement and a run of DDL in a
+// string of several statements all come here.
 func (c *Conn) runParsedDDL(ctx context.Context, first statement, stmts []string) (driver.Result, error) {
 	switch databaseStatement(first) {
 	case "CREATE":

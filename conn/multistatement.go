@@ -96,10 +96,13 @@ const (
 	classOther  // a keyword the driver does not know (sent as a query), or unparsable
 )
 
-// multiPlan is the statements of one string and their classes.
+// multiPlan is the statements of one string, parsed once, and their
+// classes.
 type multiPlan struct {
 	stmts   []string
 	classes []stmtClass
+	parsed  []statement
+	errs    []error // why statement i does not parse; reported when it runs
 }
 
 func (c *Conn) splitMulti(query string) (multiPlan, error) {
@@ -107,11 +110,22 @@ func (c *Conn) splitMulti(query string) (multiPlan, error) {
 	if err != nil {
 		return multiPlan{}, err
 	}
-	p := multiPlan{stmts: stmts, classes: make([]stmtClass, len(stmts))}
+	n := len(stmts)
+	p := multiPlan{stmts: stmts, classes: make([]stmtClass, n), parsed: make([]statement, n), errs: make([]error, n)}
 	for i, q := range stmts {
-		p.classes[i] = classify(c.parse(q))
+		p.parsed[i], p.errs[i] = c.parse(q)
+		p.classes[i] = classify(p.parsed[i], p.errs[i])
 	}
 	return p, nil
+}
+
+// execStatement runs statement i through ExecContext's path.
+func (c *Conn) execStatement(ctx context.Context, p multiPlan, i int, args []driver.NamedValue) (driver.Result, error) {
+	st, err := c.readyToRun(p.parsed[i], p.errs[i])
+	if err != nil {
+		return nil, err
+	}
+	return c.execParsed(ctx, st, p.stmts[i], args)
 }
 
 func classify(st statement, err error) stmtClass {
@@ -291,7 +305,7 @@ func (c *Conn) runOne(ctx context.Context, r *multiRun, i int, args []driver.Nam
 		return
 	}
 	if !r.query {
-		res, err := c.exec(ctx, q, args)
+		res, err := c.execStatement(ctx, r.p, i, args)
 		if err != nil {
 			r.fail(i, i, err)
 			return
@@ -303,7 +317,11 @@ func (c *Conn) runOne(ctx context.Context, r *multiRun, i int, args []driver.Nam
 		r.ran(n)
 		return
 	}
-	res, err := c.query(ctx, q, args, opts)
+	st, err := c.readyToRun(r.p.parsed[i], r.p.errs[i])
+	var res driver.Rows
+	if err == nil {
+		res, err = c.queryParsed(ctx, st, q, args, opts)
+	}
 	if more, ok := res.(driver.RowsNextResultSet); err == nil && c.tx != nil && !c.tx.readOnly && !(ok && more.HasNextResultSet()) {
 		// Read to the end before anything else runs in the transaction
 		// (not a statement with extra result sets of its own: ExecOptions'
@@ -335,7 +353,7 @@ func (c *Conn) runBatchOf(ctx context.Context, r *multiRun, i, j int, args []dri
 		return
 	}
 	for k := i; k < j; k++ {
-		if _, err := c.exec(ctx, r.p.stmts[k], args); err != nil {
+		if _, err := c.execStatement(ctx, r.p, k, args); err != nil {
 			c.abortBatch()
 			r.fail(k, k, err)
 			return
