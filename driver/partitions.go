@@ -61,7 +61,7 @@ func ParsePartitionID(id string) (*Partition, error) { return partition.ParsePar
 
 // ExecutePartition reads partition p through db (any spannerfast *sql.DB,
 // *sql.Conn or *sql.Tx on the partition's database).
-func ExecutePartition(ctx context.Context, db partition.Queryer, p *Partition) (*sql.Rows, error) {
+func ExecutePartition(ctx context.Context, db conn.Queryer, p *Partition) (*sql.Rows, error) {
 	return db.QueryContext(ctx, p.SQL(), QueryOptions{Partition: p})
 }
 
