@@ -17,6 +17,7 @@ import (
 	"github.com/spannerfast/spannerfast/internal/connstate"
 	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	"github.com/spannerfast/spannerfast/internal/stmtopts"
 	"github.com/spannerfast/spannerfast/internal/stream"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
@@ -35,7 +36,7 @@ type Conn struct {
 	// VARIABLE reports and the one-shot options of the next transaction.
 	state connstate.Store
 
-	pending pendingOptions // options removed from the current statement's arguments
+	pending stmtopts.Pending // options removed from the current statement's arguments
 
 	// stateUnknown marks a connection that an interrupted operation left in
 	// a state the driver cannot vouch for; database/sql then discards it.
@@ -48,7 +49,7 @@ type Conn struct {
 	batch *batch // the active DDL or DML batch, if any (batch.go)
 
 	batchRO *txn          // c.tx when it is a batch read-only transaction (partitions.go)
-	stmtReq *QueryOptions // request fields of the running statement's options (execoptions.go)
+	stmtReq *QueryOptions // request fields of the running statement's options (stmtopts.go)
 
 	// streamCtx keeps the context of a query whose call ended normally,
 	// for the next query made with the same caller context.
@@ -93,7 +94,7 @@ var errNotYet = errors.New("not supported yet")
 // transaction at read_only_staleness. The first response is read before it
 // returns, so a failing query fails here.
 func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	opts, args := c.pending.take(args)
+	opts, args := c.pending.Take(args)
 	scope, err := c.withStatementOptions(opts)
 	defer scope.end()
 	if err != nil {
@@ -278,7 +279,7 @@ func (c *Conn) fillRequest(ctx context.Context, st statement, args []driver.Name
 	}
 	req.Session, req.Sql, req.Params, req.ParamTypes = session, sql, values, types
 	req.QueryOptions = c.queryOptions()
-	c.stmtReq.applyTo(req)
+	c.stmtReq.ApplyTo(req)
 	return nil
 }
 
@@ -387,7 +388,7 @@ func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {
 // ExecContext runs DML, DDL and client-side statements (SET, RESET, batch
 // statements).
 func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	opts, args := c.pending.take(args)
+	opts, args := c.pending.Take(args)
 	scope, err := c.withStatementOptions(opts)
 	defer scope.end()
 	if err != nil {
@@ -470,9 +471,9 @@ func (c *Conn) Ping(ctx context.Context) error {
 // to its default types first.
 //
 // QueryOptions among the arguments are removed and apply to the statement
-// they came with only (see pendingOptions).
+// they came with only (see stmtopts.Pending).
 func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
-	return c.pending.check(nv, params.Convert)
+	return c.pending.Check(nv, params.Convert)
 }
 
 // Prepare returns a statement that runs through the connection.
@@ -508,7 +509,7 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 	}
 	c.batch = nil // a batch never outlives its user
 	c.state.ResetAll()
-	c.pending = pendingOptions{}
+	c.pending = stmtopts.Pending{}
 	return nil
 }
 

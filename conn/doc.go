@@ -26,7 +26,7 @@
 // IsValid keeps a connection with an open transaction, or one whose last
 // commit or rollback broke off, out of the pool. Options passed among a
 // statement's arguments (QueryOptions) belong to that statement only
-// (options.go).
+// (their values: internal/stmtopts; their scope: stmtopts.go).
 //
 // Transactions begin inline with their first statement (explicit
 // BeginTransaction after that fails, see txn.run, or with

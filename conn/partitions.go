@@ -60,29 +60,6 @@ type (
 // ParsePartitionID decodes a partition id (Partition.ID).
 func ParsePartitionID(id string) (*Partition, error) { return partition.ParsePartitionID(id) }
 
-// mergePartitioned lays the partitioned-query options of o over q's.
-func (q *QueryOptions) mergePartitioned(o QueryOptions) {
-	q.PartitionQuery = q.PartitionQuery || o.PartitionQuery
-	if o.AutoPartition != nil {
-		q.AutoPartition = o.AutoPartition
-	}
-	if o.DataBoost != nil {
-		q.DataBoost = o.DataBoost
-	}
-	if o.MaxPartitions > 0 {
-		q.MaxPartitions = o.MaxPartitions
-	}
-	if o.PartitionBytes > 0 {
-		q.PartitionBytes = o.PartitionBytes
-	}
-	if o.MaxParallelism > 0 {
-		q.MaxParallelism = o.MaxParallelism
-	}
-	if o.Partition != nil {
-		q.Partition = o.Partition
-	}
-}
-
 // SetNextBatchBound sets the timestamp bound of the next batch read-only
 // transaction begun on the connection (instead of read_only_staleness).
 // BeginTx takes it whether or not the begin succeeds.

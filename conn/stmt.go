@@ -6,13 +6,14 @@ import (
 
 	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
 
 // stmt is a prepared statement: the SQL text kept for later execution.
 type stmt struct {
 	conn    *Conn
 	query   string
-	pending pendingOptions // database/sql checks a prepared statement's arguments here
+	pending stmtopts.Pending // database/sql checks a prepared statement's arguments here
 
 	numInput int // NumInput's answer, once counted (0: not yet; else count+1)
 }
@@ -43,11 +44,11 @@ func (s *stmt) NumInput() int {
 }
 
 func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {
-	return s.pending.check(nv, params.Convert)
+	return s.pending.Check(nv, params.Convert)
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	opts, args := s.pending.take(args)
+	opts, args := s.pending.Take(args)
 	scope, err := s.conn.withStatementOptions(opts)
 	defer scope.end()
 	if err != nil {
@@ -57,7 +58,7 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	opts, args := s.pending.take(args)
+	opts, args := s.pending.Take(args)
 	scope, err := s.conn.withStatementOptions(opts)
 	defer scope.end()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"cloud.google.com/go/spanner"
 
 	"github.com/spannerfast/spannerfast/conn"
+	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
 
 // go-sql-spanner's Go API, with its names and types: code written for it
@@ -31,7 +32,7 @@ import (
 // the result as in go-sql-spanner (GenericColumnValue columns; a metadata
 // result set first, a stats result set last). ClientContext is refused
 // with Unimplemented. DirectExecuteQuery is always so here.
-type ExecOptions = conn.ExecOptions
+type ExecOptions = stmtopts.ExecOptions
 
 // SpannerNamedArg binds a parameter whose name database/sql refuses (one
 // that starts with an underscore): sql.Named("p", SpannerNamedArg{NameInQuery:
@@ -40,43 +41,43 @@ type SpannerNamedArg = conn.SpannerNamedArg
 
 // PropertyValue is an element of ExecOptions.PropertyValues: a connection
 // property set for that statement only.
-type PropertyValue = conn.PropertyValue
+type PropertyValue = stmtopts.PropertyValue
 
 // Identifier is PropertyValue.Identifier.
-type Identifier = conn.Identifier
+type Identifier = stmtopts.Identifier
 
 // CreatePropertyValue returns the PropertyValue that sets property name to
 // value (SET's text form) for one statement.
 func CreatePropertyValue(name, value string) PropertyValue {
-	return conn.CreatePropertyValue(name, value)
+	return stmtopts.CreatePropertyValue(name, value)
 }
 
 // DecodeOption is ExecOptions.DecodeOption.
-type DecodeOption = conn.DecodeOption
+type DecodeOption = stmtopts.DecodeOption
 
 // DecodeOption values.
 const (
-	DecodeOptionNormal = conn.DecodeOptionNormal
-	DecodeOptionProto  = conn.DecodeOptionProto
+	DecodeOptionNormal = stmtopts.DecodeOptionNormal
+	DecodeOptionProto  = stmtopts.DecodeOptionProto
 )
 
 // AutocommitDMLMode is ExecOptions.AutocommitDMLMode.
-type AutocommitDMLMode = conn.AutocommitDMLMode
+type AutocommitDMLMode = stmtopts.AutocommitDMLMode
 
 // AutocommitDMLMode values.
 const (
-	Unspecified          = conn.Unspecified
-	Transactional        = conn.Transactional
-	PartitionedNonAtomic = conn.PartitionedNonAtomic
+	Unspecified          = stmtopts.Unspecified
+	Transactional        = stmtopts.Transactional
+	PartitionedNonAtomic = stmtopts.PartitionedNonAtomic
 )
 
 // PartitionedQueryOptions is ExecOptions.PartitionedQueryOptions.
-type PartitionedQueryOptions = conn.PartitionedQueryOptions
+type PartitionedQueryOptions = stmtopts.PartitionedQueryOptions
 
 // ExecutePartitionOptions is PartitionedQueryOptions.ExecutePartition,
 // go-sql-spanner's type ExecutePartition (in spannerfast that name is the
 // function that reads a partition).
-type ExecutePartitionOptions = conn.ExecutePartition
+type ExecutePartitionOptions = stmtopts.ExecutePartition
 
 // ReadOnlyTransactionOptions are the options of BeginReadOnlyTransaction.
 type ReadOnlyTransactionOptions struct {
@@ -101,11 +102,11 @@ type ReadWriteTransactionOptions struct {
 // of db with options. End it with Commit or Rollback: that returns the
 // connection to db (until then it stays taken).
 func BeginReadOnlyTransaction(ctx context.Context, db *sql.DB, options ReadOnlyTransactionOptions) (*sql.Tx, error) {
-	bound, err := conn.StalenessOf(options.TimestampBound)
+	bound, err := stmtopts.StalenessOf(options.TimestampBound)
 	if err != nil {
 		return nil, err
 	}
-	to, err := conn.TxnOptionsOf(spanner.TransactionOptions{BeginTransactionOption: options.BeginTransactionOption})
+	to, err := stmtopts.TxnOptionsOf(spanner.TransactionOptions{BeginTransactionOption: options.BeginTransactionOption})
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +118,7 @@ func BeginReadOnlyTransaction(ctx context.Context, db *sql.DB, options ReadOnlyT
 // connection of db with options. End it with Commit or Rollback: that
 // returns the connection to db.
 func BeginReadWriteTransaction(ctx context.Context, db *sql.DB, options ReadWriteTransactionOptions) (*sql.Tx, error) {
-	to, err := conn.TxnOptionsOf(options.TransactionOptions)
+	to, err := stmtopts.TxnOptionsOf(options.TransactionOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +128,7 @@ func BeginReadWriteTransaction(ctx context.Context, db *sql.DB, options ReadWrit
 
 // beginWith begins a transaction on a connection of db after setting the
 // connection's next-transaction options to to.
-func beginWith(ctx context.Context, db *sql.DB, opts *sql.TxOptions, to conn.TxnOptions) (*sql.Tx, error) {
+func beginWith(ctx context.Context, db *sql.DB, opts *sql.TxOptions, to stmtopts.TxnOptions) (*sql.Tx, error) {
 	return beginOnConn(ctx, db, opts, func(c *conn.Conn) error { return c.SetNextTxnOptions(to) })
 }
 

@@ -1,10 +1,10 @@
 package driver
 
-import "github.com/spannerfast/spannerfast/conn"
+import "github.com/spannerfast/spannerfast/internal/stmtopts"
 
 // QueryOptions change how one statement runs. Pass one among the
 // statement's arguments; the driver removes it from the parameters.
-type QueryOptions = conn.QueryOptions
+type QueryOptions = stmtopts.QueryOptions
 
 // RawDecode returns a statement argument that turns raw decode on or off for
 // that one query, whatever the connection's raw_decode says:

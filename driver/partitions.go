@@ -8,6 +8,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/internal/partition"
+	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
 
 // Partitioned queries (see the README's "Partitioned queries and Data
@@ -80,7 +81,7 @@ type BatchReadOnlyTransactionOptions struct {
 // AutoPartition, RUN PARTITIONED QUERY, PARTITION). End it with Commit or
 // Rollback (neither sends anything); that returns the connection to db.
 func BeginBatchReadOnlyTransaction(ctx context.Context, db *sql.DB, options BatchReadOnlyTransactionOptions) (*sql.Tx, error) {
-	bound, err := conn.StalenessOf(options.TimestampBound)
+	bound, err := stmtopts.StalenessOf(options.TimestampBound)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package conn
+package stmtopts
 
 import (
 	"database/sql/driver"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/spannerfast/spannerfast/internal/params"
-	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 func rawOpt(on bool) QueryOptions { return QueryOptions{RawDecode: &on} }
@@ -17,14 +16,14 @@ func rawOpt(on bool) QueryOptions { return QueryOptions{RawDecode: &on} }
 // the position of the next kept one, Ordinal counting kept arguments,
 // stopping at the first error. It returns the list the statement gets and
 // whether the check passed.
-func checkList(p *pendingOptions, values []any) ([]driver.NamedValue, bool) {
+func checkList(p *Pending, values []any) ([]driver.NamedValue, bool) {
 	nvargs := make([]driver.NamedValue, len(values))
 	n := 0
 	for _, v := range values {
 		nv := &nvargs[n]
 		nv.Ordinal = n + 1
 		nv.Value = v
-		switch err := p.check(nv, params.Convert); {
+		switch err := p.Check(nv, params.Convert); {
 		case errors.Is(err, driver.ErrRemoveArgument):
 			nvargs = nvargs[:len(nvargs)-1]
 		case err != nil:
@@ -44,8 +43,8 @@ func checkList(p *pendingOptions, values []any) ([]driver.NamedValue, bool) {
 // has its own checker and runs only with n kept arguments.
 func TestPendingOptionsProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var onConn pendingOptions
-	var prepared [3]pendingOptions // NumInput 0, 1 and 2
+	var onConn Pending
+	var prepared [3]Pending // NumInput 0, 1 and 2
 	for i := range 50000 {
 		var values []any
 		var want *bool
@@ -73,7 +72,7 @@ func TestPendingOptionsProperty(t *testing.T) {
 		if !ok || (numInput >= 0 && len(kept) != numInput) {
 			continue // database/sql returns an error; nothing runs
 		}
-		got, args := p.take(kept)
+		got, args := p.Take(kept)
 		if len(args) != len(kept) {
 			t.Fatalf("step %d: take changed %d arguments to %d", i, len(kept), len(args))
 		}
@@ -86,26 +85,13 @@ func TestPendingOptionsProperty(t *testing.T) {
 // TestTakeOptionsAmongArguments: a caller using the driver directly passes
 // QueryOptions without database/sql's check; they are taken out too.
 func TestTakeOptionsAmongArguments(t *testing.T) {
-	var p pendingOptions
+	var p Pending
 	args := []driver.NamedValue{{Ordinal: 1, Value: rawOpt(true)}, {Ordinal: 2, Value: int64(5)}, {Ordinal: 3, Value: rawOpt(false)}}
-	o, rest := p.take(args)
+	o, rest := p.Take(args)
 	if o.RawDecode == nil || *o.RawDecode || len(rest) != 1 || rest[0].Value != int64(5) {
 		t.Fatalf("take = %v, %v; want RawDecode false and the one real argument", o.RawDecode, rest)
 	}
 	if args[0].Value != (rawOpt(true)) && args[1].Value != int64(5) {
 		t.Fatal("take modified the caller's argument slice")
-	}
-}
-
-// TestUnknownStateIsDiscarded: a connection whose state is unknown is
-// neither valid nor resettable, so database/sql drops it.
-func TestUnknownStateIsDiscarded(t *testing.T) {
-	c := &Conn{client: &transport.Client{}}
-	c.stateUnknown = true
-	if c.IsValid() {
-		t.Fatal("IsValid true for a connection in an unknown state")
-	}
-	if err := c.ResetSession(t.Context()); !errors.Is(err, driver.ErrBadConn) {
-		t.Fatalf("ResetSession = %v, want driver.ErrBadConn", err)
 	}
 }

@@ -1,4 +1,4 @@
-package conn
+package stmtopts
 
 import (
 	"database/sql"
@@ -92,18 +92,4 @@ func beginOptionOf(b spanner.BeginTransactionOption) (dsn.BeginTransactionOption
 		return dsn.BeginTransactionExplicit, nil
 	}
 	return "", status.Errorf(codes.InvalidArgument, "spannerfast: BeginTransactionOption %v is not supported", b)
-}
-
-// SetNextTxnOptions sets options for the next transaction begun on the
-// connection (go-sql-spanner's BeginReadWriteTransaction and
-// BeginReadOnlyTransaction set them through sql.Conn.Raw just before
-// BeginTx). BeginTx takes them whether or not the begin succeeds, and
-// ResetSession forgets them.
-func (c *Conn) SetNextTxnOptions(o TxnOptions) error {
-	if o.ReadOnlyBound != nil && o.ReadOnlyBound.SingleUseOnly() {
-		return status.Errorf(codes.InvalidArgument,
-			"spannerfast: timestamp bound %s is for single queries only; a read-only transaction needs STRONG, EXACT_STALENESS or READ_TIMESTAMP", *o.ReadOnlyBound)
-	}
-	c.state.SetNextTxn(o)
-	return nil
 }

@@ -1,4 +1,4 @@
-package conn
+package stmtopts
 
 import (
 	"testing"
@@ -46,20 +46,20 @@ func TestStalenessOfTimestampBound(t *testing.T) {
 func TestOverlayRestore(t *testing.T) {
 	cfg := &dsn.Config{}
 	cfg.TransactionTag, cfg.StatementTag, cfg.RPCPriority = "conn-txn", "conn-stmt", dsn.PriorityHigh
-	c := &Conn{state: connstate.New(cfg)}
+	state := connstate.New(cfg) // a connection's properties
 	q := QueryOptions{RequestTag: "s", Priority: dsn.PriorityLow, Txn: &TxnOptions{Tag: "t"}, NativeArrays: new(bool)}
 	*q.NativeArrays = true
-	restore := c.state.Overlay(q.setOn)
-	if c.props().StatementTag != "s" || c.props().TransactionTag != "t" || c.props().RPCPriority != dsn.PriorityLow || !c.props().DecodeToNativeArrays {
-		t.Fatalf("overlaid settings %+v", c.props())
+	restore := state.Overlay(q.SetOn)
+	if v := state.Values(); v.StatementTag != "s" || v.TransactionTag != "t" || v.RPCPriority != dsn.PriorityLow || !v.DecodeToNativeArrays {
+		t.Fatalf("overlaid settings %+v", v)
 	}
-	c.takeStatementTag()                                          // the statement used its tag
-	if err := c.state.Set("rpc_priority", "MEDIUM"); err != nil { // and ran SET RPC_PRIORITY
+	state.TakeStatementTag()                                    // the statement used its tag
+	if err := state.Set("rpc_priority", "MEDIUM"); err != nil { // and ran SET RPC_PRIORITY
 		t.Fatal(err)
 	}
 	restore()
-	if c.props().StatementTag != "" || c.props().TransactionTag != "conn-txn" || c.props().RPCPriority != dsn.PriorityMedium || c.props().DecodeToNativeArrays {
+	if v := state.Values(); v.StatementTag != "" || v.TransactionTag != "conn-txn" || v.RPCPriority != dsn.PriorityMedium || v.DecodeToNativeArrays {
 		t.Fatalf("restored settings: tag %q, txn tag %q, priority %q, native arrays %v",
-			c.props().StatementTag, c.props().TransactionTag, c.props().RPCPriority, c.props().DecodeToNativeArrays)
+			v.StatementTag, v.TransactionTag, v.RPCPriority, v.DecodeToNativeArrays)
 	}
 }

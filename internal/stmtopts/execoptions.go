@@ -1,4 +1,4 @@
-package conn
+package stmtopts
 
 import (
 	"errors"
@@ -12,12 +12,13 @@ import (
 
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/connstate"
+	"github.com/spannerfast/spannerfast/internal/partition"
 )
 
 // go-sql-spanner's per-statement options, with its names and types, so
 // that code written for its Go API runs unchanged. An ExecOptions among a
 // statement's arguments becomes a QueryOptions (CheckNamedValue), which
-// applies to that statement only (pendingOptions).
+// applies to that statement only (Pending).
 
 // DecodeOption is how a query's rows are decoded.
 type DecodeOption int
@@ -69,7 +70,7 @@ type PartitionedQueryOptions struct {
 
 // ExecutePartition runs partition Index of PartitionedQuery.
 type ExecutePartition struct {
-	PartitionedQuery *PartitionedQuery
+	PartitionedQuery *partition.PartitionedQuery
 	Index            int
 }
 
@@ -241,15 +242,15 @@ func unsupported(format string, args ...any) error {
 	return status.Errorf(codes.Unimplemented, "spannerfast: ExecOptions."+format+" is not supported", args...)
 }
 
-// overlays reports whether q changes connection settings for its statement.
-func (q *QueryOptions) overlays() bool {
+// Overlays reports whether q changes connection settings for its statement.
+func (q *QueryOptions) Overlays() bool {
 	return q.RequestTag != "" || q.Priority != "" || q.Optimizer != nil || q.Staleness != nil ||
 		q.AutocommitDMLMode != "" || q.NativeArrays != nil || q.Txn != nil || q.props != nil
 }
 
-// setOn lays the statement's settings over the connection's (see
+// SetOn lays the statement's settings over the connection's (see
 // connstate.Store.Overlay).
-func (q *QueryOptions) setOn(cfg *dsn.Config) {
+func (q *QueryOptions) SetOn(cfg *dsn.Config) {
 	if q.props != nil {
 		for _, v := range *q.props {
 			// Checked when the options were taken (checkProperties).
@@ -282,45 +283,14 @@ func (q *QueryOptions) setOn(cfg *dsn.Config) {
 	}
 }
 
-// statementScope undoes withStatementOptions. It is a value rather than a
-// closure so that a statement without options allocates nothing.
-type statementScope struct {
-	c       *Conn
-	restore func() // undoes the overlay, if any
+// ChangesRequest reports whether q has request fields for ApplyTo to add.
+func (q *QueryOptions) ChangesRequest() bool {
+	return q.DirectedRead != nil || q.LastStatement || q.Mode != nil
 }
 
-// end ends the statement's options; call it when the statement returns.
-func (s statementScope) end() {
-	if s.c == nil {
-		return
-	}
-	s.c.stmtReq = nil
-	if s.restore != nil {
-		s.restore()
-	}
-}
-
-// withStatementOptions makes q the options of the statement about to run:
-// its settings stand in for the connection's and its request fields are
-// added to the statement's requests (applyTo). The returned scope ends
-// that; call its end when the statement returns.
-func (c *Conn) withStatementOptions(q QueryOptions) (statementScope, error) {
-	if q.err != nil {
-		return statementScope{}, q.err
-	}
-	s := statementScope{c: c}
-	if q.overlays() {
-		s.restore = c.state.Overlay(q.setOn)
-	}
-	if q.DirectedRead != nil || q.LastStatement || q.Mode != nil {
-		kept := q // only this copy escapes, and only when it is kept
-		c.stmtReq = &kept
-	}
-	return s, nil
-}
-
-// applyTo adds the request fields of the running statement's options.
-func (q *QueryOptions) applyTo(req *spannerpb.ExecuteSqlRequest) {
+// ApplyTo adds the request fields of the running statement's options; q
+// may be nil (a statement without them).
+func (q *QueryOptions) ApplyTo(req *spannerpb.ExecuteSqlRequest) {
 	if q == nil {
 		return
 	}

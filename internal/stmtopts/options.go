@@ -1,4 +1,4 @@
-package conn
+package stmtopts
 
 import (
 	"database/sql/driver"
@@ -17,7 +17,7 @@ type QueryOptions struct {
 	// this query.
 	RawDecode *bool
 
-	// Partitioned queries (partitions.go).
+	// Partitioned queries (package conn's partitions.go).
 
 	// PartitionQuery only partitions the query: the result is one row with
 	// one column, PartitionedQuery, holding a *PartitionedQuery. It needs a
@@ -37,7 +37,7 @@ type QueryOptions struct {
 	MaxParallelism int
 	// Partition, when not nil, runs that partition instead of the query
 	// (PartitionedQuery.Execute).
-	Partition *Partition
+	Partition *partition.Partition
 
 	// Settings that stand in for connection properties for this statement
 	// (execoptions.go; go-sql-spanner's ExecOptions). Zero keeps the
@@ -75,6 +75,29 @@ func (q *QueryOptions) merge(o QueryOptions) {
 	}
 	q.mergePartitioned(o)
 	q.mergeSettings(o)
+}
+
+// mergePartitioned lays the partitioned-query options of o over q's.
+func (q *QueryOptions) mergePartitioned(o QueryOptions) {
+	q.PartitionQuery = q.PartitionQuery || o.PartitionQuery
+	if o.AutoPartition != nil {
+		q.AutoPartition = o.AutoPartition
+	}
+	if o.DataBoost != nil {
+		q.DataBoost = o.DataBoost
+	}
+	if o.MaxPartitions > 0 {
+		q.MaxPartitions = o.MaxPartitions
+	}
+	if o.PartitionBytes > 0 {
+		q.PartitionBytes = o.PartitionBytes
+	}
+	if o.MaxParallelism > 0 {
+		q.MaxParallelism = o.MaxParallelism
+	}
+	if o.Partition != nil {
+		q.Partition = o.Partition
+	}
 }
 
 // mergeSettings lays the property settings and request fields of o over
@@ -124,6 +147,10 @@ func (q *QueryOptions) mergeSettings(o QueryOptions) {
 	}
 }
 
+// Err is why an ExecOptions given directly (without database/sql's checks)
+// could not be converted; the statement fails with it before it runs.
+func (q *QueryOptions) Err() error { return q.err }
+
 // asQueryOptions returns the QueryOptions an argument value stands for:
 // a QueryOptions, go-sql-spanner's ExecOptions (by value or pointer), or
 // the partition.Read that PartitionedQuery.Execute passes.
@@ -146,7 +173,7 @@ func asQueryOptions(v any) (QueryOptions, bool, error) {
 	return QueryOptions{}, false, nil
 }
 
-// pendingOptions carries QueryOptions from CheckNamedValue, which removes
+// Pending carries QueryOptions from CheckNamedValue, which removes
 // them from the arguments, to the statement that the arguments belong to.
 //
 // database/sql checks a statement's arguments in order and then runs the
@@ -163,22 +190,25 @@ func asQueryOptions(v any) (QueryOptions, bool, error) {
 // arguments, and take applies the options only if it starts at that
 // address. Holding the pointer keeps the old list alive, so a new list can
 // never reuse its address.
-type pendingOptions struct {
+//
+// The zero Pending holds nothing; a connection and each of its prepared
+// statements keep one.
+type Pending struct {
 	opts QueryOptions
 	list *driver.NamedValue // first element of the checked argument list
 	kept int                // arguments checked and kept in that list
 	set  bool               // opts came with that list
 }
 
-// check is CheckNamedValue's part for one argument: options are kept and
+// Check is CheckNamedValue's part for one argument: options are kept and
 // removed; anything else goes to convert, whose failure drops the options.
-func (p *pendingOptions) check(nv *driver.NamedValue, convert func(*driver.NamedValue) error) error {
+func (p *Pending) Check(nv *driver.NamedValue, convert func(*driver.NamedValue) error) error {
 	if nv.Ordinal == 1 && nv != p.list {
-		*p = pendingOptions{list: nv}
+		*p = Pending{list: nv}
 	}
 	if o, ok, err := asQueryOptions(nv.Value); ok {
 		if err != nil {
-			*p = pendingOptions{}
+			*p = Pending{}
 			return err
 		}
 		p.opts.merge(o)
@@ -186,22 +216,22 @@ func (p *pendingOptions) check(nv *driver.NamedValue, convert func(*driver.Named
 		return driver.ErrRemoveArgument
 	}
 	if err := convert(nv); err != nil {
-		*p = pendingOptions{}
+		*p = Pending{}
 		return err
 	}
 	p.kept++
 	return nil
 }
 
-// take returns the options that came with args and forgets them, whatever
+// Take returns the options that came with args and forgets them, whatever
 // the statement does next. QueryOptions still among args (a caller using
 // the driver directly, without database/sql's checks) are taken out too.
-func (p *pendingOptions) take(args []driver.NamedValue) (QueryOptions, []driver.NamedValue) {
+func (p *Pending) Take(args []driver.NamedValue) (QueryOptions, []driver.NamedValue) {
 	var o QueryOptions
 	if p.set && len(args) == p.kept && cap(args) > 0 && &args[:1][0] == p.list {
 		o = p.opts
 	}
-	*p = pendingOptions{}
+	*p = Pending{}
 	for i := 0; i < len(args); i++ {
 		if qo, ok, err := asQueryOptions(args[i].Value); ok {
 			qo.err = err
