@@ -43,7 +43,7 @@ func (c *Conn) setDirectedRead(req *spannerpb.ExecuteSqlRequest, readOnly bool) 
 
 // statementContext bounds a statement that completes before it returns
 // (DML, a commit) by statement_timeout and by the open transaction's
-// transaction_timeout (connstate.go). Streaming queries are bounded by the
+// transaction_timeout (txnprops.go). Streaming queries are bounded by the
 // stream itself (Conn.stream), as their rows outlive the call.
 func (c *Conn) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if d, ok := c.statementDeadline(); ok {
