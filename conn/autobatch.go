@@ -33,7 +33,7 @@ import (
 // one when auto_batch_dml is on. handled is false when st runs as usual.
 func (c *Conn) autoBatchDML(ctx context.Context, st statement, tag string, args []driver.NamedValue) (res driver.Result, handled bool, err error) {
 	t := c.tx
-	if t == nil || t.readOnly || st.kind != kindDML {
+	if t == nil || t.ReadOnly() || st.kind != kindDML {
 		return nil, false, nil
 	}
 	b := c.activeBatch()

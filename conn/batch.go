@@ -11,6 +11,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // DML and DDL batches, as go-sql-spanner has them: START BATCH DML / DDL
@@ -152,7 +153,7 @@ func (c *Conn) AbortBatch() error {
 
 func (c *Conn) startBatchDML() error {
 	if c.tx != nil {
-		if c.tx.readOnly {
+		if c.tx.ReadOnly() {
 			return errReadOnlyBatch
 		}
 		if c.activeBatch() != nil {
@@ -187,7 +188,7 @@ var (
 
 // runBatch sends the active batch and ends it, whether it succeeds or not.
 func (c *Conn) runBatch(ctx context.Context) (driver.Result, error) {
-	if c.tx != nil && c.tx.readOnly {
+	if c.tx != nil && c.tx.ReadOnly() {
 		return nil, errReadOnlyBatch
 	}
 	b := c.activeBatch()
@@ -215,7 +216,7 @@ func (c *Conn) execDMLBatch(ctx context.Context, b *batch) (driver.Result, error
 	if len(b.dml) == 0 {
 		return &Result{batchCounts: []int64{}}, nil
 	}
-	s := &dmlStatement{batch: b.dml, tag: b.tag}
+	s := &txnengine.DML{Batch: b.dml, Tag: b.tag}
 	if c.tx != nil {
 		return c.txExec(ctx, c.tx, s, "BATCH")
 	}
@@ -223,7 +224,7 @@ func (c *Conn) execDMLBatch(ctx context.Context, b *batch) (driver.Result, error
 }
 
 func (c *Conn) abortBatch() {
-	if c.tx != nil && c.tx.readOnly {
+	if c.tx != nil && c.tx.ReadOnly() {
 		return
 	}
 	c.batch = nil

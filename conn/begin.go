@@ -119,8 +119,8 @@ func (c *Conn) commit(ctx context.Context) error {
 	if t.ctx != nil {
 		ctx = t.ctx
 	}
-	if t.readOnly {
-		c.state.NoteRead(t.readTS)
+	if t.ReadOnly() {
+		c.state.NoteRead(t.ReadTimestamp())
 		committed = true
 		return nil
 	}
@@ -129,7 +129,7 @@ func (c *Conn) commit(ctx context.Context) error {
 	err := c.commitReplaying(cctx, t)
 	committed = err == nil
 	if err != nil {
-		t.rollbackAfterFailure(ctx)
+		t.RollbackAfterFailure(ctx)
 		c.noteUnknownOutcome(err)
 	}
 	return err
@@ -139,13 +139,11 @@ func (c *Conn) commit(ctx context.Context) error {
 // whenever Spanner aborts it (if replays are on), and keeps the commit's
 // outcome for SHOW VARIABLE.
 func (c *Conn) commitReplaying(ctx context.Context, t *txn) error {
-	return t.withAbortReplay(ctx, func() error {
-		resp, err := t.commitOnce(ctx)
-		if err == nil {
-			c.noteCommit(resp)
-		}
-		return err
-	})
+	resp, err := t.Commit(ctx)
+	if err == nil {
+		c.noteCommit(resp)
+	}
+	return err
 }
 
 // noteUnknownOutcome marks the connection for discarding when a commit or
@@ -176,7 +174,7 @@ func (c *Conn) rollback(ctx context.Context) error {
 	if t.ctx != nil {
 		ctx = context.WithoutCancel(t.ctx)
 	}
-	err := t.rollback(ctx)
+	err := t.Rollback(ctx)
 	if err != nil {
 		c.noteUnknownOutcome(err)
 	}

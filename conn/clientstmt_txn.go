@@ -79,25 +79,25 @@ func (c *Conn) setTransaction(st statement) error {
 	if t == nil {
 		return status.Error(codes.FailedPrecondition, "spannerfast: SET TRANSACTION needs an open transaction (BEGIN or BeginTx first)")
 	}
-	if t.started() {
+	if t.Started() {
 		return status.Error(codes.FailedPrecondition, "spannerfast: SET TRANSACTION must come before the transaction's first statement")
 	}
 	if st.invalid != nil {
 		return st.invalid
 	}
 	o := st.client.Txn
-	if o.ReadOnly != nil && *o.ReadOnly != t.readOnly {
+	if o.ReadOnly != nil && *o.ReadOnly != t.ReadOnly() {
 		var err error
 		if t, err = c.replaceTxn(t, *o.ReadOnly); err != nil {
 			return err
 		}
 	}
-	if o.Isolation != sqlparse.IsolationDefault && !t.readOnly {
+	if o.Isolation != sqlparse.IsolationDefault && !t.ReadOnly() {
 		iso, err := isolationFor(isolationLevels[o.Isolation])
 		if err != nil {
 			return err
 		}
-		t.opts.IsolationLevel = iso
+		t.Options.Begin.IsolationLevel = iso
 	}
 	return c.setDeferrable(o.Deferrable)
 }
@@ -108,14 +108,14 @@ func (c *Conn) replaceTxn(old *txn, readOnly bool) (*txn, error) {
 	var t *txn
 	if readOnly {
 		var err error
-		if t, err = c.newReadOnly(old.session); err != nil {
+		if t, err = c.newReadOnly(old.Session()); err != nil {
 			return nil, err
 		}
-		if !old.readOnly {
+		if !old.ReadOnly() {
 			c.leaveReadWrite()
 		}
 	} else {
-		if old.readOnly {
+		if old.ReadOnly() {
 			// As BeginTx does for a read-write transaction (emulator).
 			ctx := old.ctx
 			if ctx == nil {
@@ -125,16 +125,11 @@ func (c *Conn) replaceTxn(old *txn, readOnly bool) (*txn, error) {
 				return nil, err
 			}
 		}
-		t = c.newReadWrite(old.session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.props().RetryAbortsInternally)
+		t = c.newReadWrite(old.Session(), spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.props().RetryAbortsInternally)
 	}
 	t.ctx = old.ctx
 	c.tx = t // the same transaction for the connection's state: its SET LOCAL values stay
 	return t, nil
-}
-
-// started reports whether the transaction has sent or buffered anything.
-func (t *txn) started() bool {
-	return t.id != nil || t.seqno > 0 || len(t.log) > 0 || len(t.mutations) > 0 || t.mutationKey != nil || !t.readTS.IsZero()
 }
 
 // setLocal runs SET LOCAL name = value.

@@ -20,6 +20,7 @@ import (
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
 	"github.com/spannerfast/spannerfast/internal/stream"
 	"github.com/spannerfast/spannerfast/internal/transport"
+	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -195,10 +196,10 @@ func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []
 		return nil, err
 	}
 	if c.tx != nil {
-		if err := c.setDirectedRead(req, c.tx.readOnly); err != nil {
+		if err := c.setDirectedRead(req, c.tx.ReadOnly()); err != nil {
 			return nil, err
 		}
-		req.RequestOptions = c.tx.requestOptions(tag)
+		req.RequestOptions = c.tx.RequestOptions(tag)
 		return c.txQuery(ctx, c.tx, req, opts)
 	}
 	ctx, cancel := c.statementContext(ctx)
@@ -207,7 +208,7 @@ func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []
 	if c.props().AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && !st.thenReturn {
 		// As go-sql-spanner: DML that returns no rows runs as partitioned
 		// DML through QueryContext too.
-		if _, err := c.execAutocommit(ctx, &dmlStatement{req: req}, st.keyword); err != nil {
+		if _, err := c.execAutocommit(ctx, &txnengine.DML{Req: req}, st.keyword); err != nil {
 			return nil, err
 		}
 		return rows.NoRows(), nil
@@ -442,9 +443,9 @@ func (c *Conn) execParsed(ctx context.Context, st statement, query string, args 
 	if err != nil {
 		return nil, err
 	}
-	s := &dmlStatement{req: req}
+	s := &txnengine.DML{Req: req}
 	if c.tx != nil {
-		req.RequestOptions = c.tx.requestOptions(tag)
+		req.RequestOptions = c.tx.RequestOptions(tag)
 		return c.txExec(ctx, c.tx, s, st.keyword)
 	}
 	req.RequestOptions = c.requestOptions(tag)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/transport"
-	txnpkg "github.com/spannerfast/spannerfast/internal/txn"
+	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -24,26 +24,26 @@ import (
 // partitioned DML.
 
 // execAutocommit runs one DML statement or batch outside a transaction.
-func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword string) (driver.Result, error) {
+func (c *Conn) execAutocommit(ctx context.Context, s *txnengine.DML, keyword string) (driver.Result, error) {
 	if err := c.enterReadWrite(ctx); err != nil {
 		return nil, err
 	}
 	defer c.leaveReadWrite()
-	if c.props().AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && s.req != nil {
-		return c.execPartitioned(ctx, s.req)
+	if c.props().AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && s.Req != nil {
+		return c.execPartitioned(ctx, s.Req)
 	}
 	session, err := c.session(ctx)
 	if err != nil {
 		return nil, err
 	}
 	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, false)
-	t.lastStmt = true
-	if s.req != nil {
-		s.req.RequestOptions = t.tagged(s.req.RequestOptions)
+	t.Options.LastStatement = true
+	if s.Req != nil {
+		s.Req.RequestOptions = t.Tagged(s.Req.RequestOptions)
 	}
-	res, err := txnpkg.RetryAborted(ctx, txnpkg.MaxAbortReplays, func() (*Result, error) {
-		t.restart()
-		counts, rs, err := t.runDML(ctx, s)
+	res, err := txnengine.RetryAborted(ctx, txnengine.MaxAbortReplays, func() (*Result, error) {
+		t.Restart()
+		counts, rs, err := t.RunDML(ctx, s)
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +53,7 @@ func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword stri
 		if err != nil {
 			return nil, err
 		}
-		resp, err := t.commitOnce(ctx)
+		resp, err := t.CommitOnce(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -61,19 +61,11 @@ func (c *Conn) execAutocommit(ctx context.Context, s *dmlStatement, keyword stri
 		return res, nil
 	})
 	if err != nil {
-		t.rollbackAfterFailure(ctx)
+		t.RollbackAfterFailure(ctx)
 		c.noteCommitOutcome(err)
 		return nil, err
 	}
 	return res, nil
-}
-
-// rollbackAfterFailure ends a transaction whose statement or commit failed,
-// as the official client does; its outcome changes nothing for the caller.
-func (t *txn) rollbackAfterFailure(ctx context.Context) {
-	if t.id != nil {
-		_ = t.rollback(context.WithoutCancel(ctx))
-	}
 }
 
 // noteCommitOutcome marks the connection for discarding after work that
@@ -108,7 +100,7 @@ func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRe
 		Mode:                        &spannerpb.TransactionOptions_PartitionedDml_{PartitionedDml: &spannerpb.TransactionOptions_PartitionedDml{}},
 		ExcludeTxnFromChangeStreams: c.props().ExcludeTxnFromChangeStreams,
 	}
-	count, err := txnpkg.RetryAborted(ctx, txnpkg.MaxAbortReplays, func() (int64, error) {
+	count, err := txnengine.RetryAborted(ctx, txnengine.MaxAbortReplays, func() (int64, error) {
 		return c.partitionedOnce(ctx, session, opts, tmpl)
 	})
 	if err != nil {
@@ -173,11 +165,11 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 	safe := false
 	opts.RawDecode = &safe // buffered values must own their memory
 	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.props().RetryAbortsInternally)
-	t.lastStmt = true
-	req.RequestOptions = t.tagged(req.RequestOptions)
+	t.Options.LastStatement = true
+	req.RequestOptions = t.Tagged(req.RequestOptions)
 	r, err := c.txQuery(ctx, t, req, opts)
 	if err != nil {
-		t.rollbackAfterFailure(ctx)
+		t.RollbackAfterFailure(ctx)
 		return nil, err
 	}
 	buf, err := rows.Buffer(r)
@@ -185,7 +177,7 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 		err = c.commitReplaying(ctx, t)
 	}
 	if err != nil {
-		t.rollbackAfterFailure(ctx)
+		t.RollbackAfterFailure(ctx)
 		c.noteCommitOutcome(err)
 		return nil, err
 	}

@@ -322,7 +322,7 @@ func (c *Conn) runOne(ctx context.Context, r *multiRun, i int, args []driver.Nam
 	if err == nil {
 		res, err = c.queryParsed(ctx, st, q, args, opts)
 	}
-	if more, ok := res.(driver.RowsNextResultSet); err == nil && c.tx != nil && !c.tx.readOnly && !(ok && more.HasNextResultSet()) {
+	if more, ok := res.(driver.RowsNextResultSet); err == nil && c.tx != nil && !c.tx.ReadOnly() && !(ok && more.HasNextResultSet()) {
 		// Read to the end before anything else runs in the transaction
 		// (not a statement with extra result sets of its own: ExecOptions'
 		// metadata and stats).

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/spannerfast/spannerfast/internal/mutationpb"
-	txnpkg "github.com/spannerfast/spannerfast/internal/txn"
+	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // Mutations through the connection, with go-sql-spanner's method
@@ -109,33 +109,22 @@ func (ao applyOptions) txnOptions() *spannerpb.TransactionOptions {
 // there are no mutations, as the official client does. An abort runs both
 // again in a new transaction.
 func (c *Conn) applyInTxn(ctx context.Context, session string, ao applyOptions, pbs []*spannerpb.Mutation, key *spannerpb.Mutation) (*spannerpb.CommitResponse, error) {
-	t := &txn{
-		c:           c,
-		session:     session,
-		opts:        ao.txnOptions(),
-		tag:         ao.tag,
-		priority:    ao.priority,
-		commitStats: ao.returnCommitStats,
-		mutations:   pbs,
-		mutationKey: key,
+	o := txnengine.Options{
+		Begin:          ao.txnOptions(),
+		Tag:            ao.tag,
+		CommitPriority: ao.priority,
+		CommitStats:    ao.returnCommitStats,
 	}
 	if ao.maxCommitDelay != nil {
-		t.commitDelay = *ao.maxCommitDelay
+		o.CommitDelay = *ao.maxCommitDelay
 	}
-	resp, err := txnpkg.RetryAborted(ctx, txnpkg.MaxAbortReplays, func() (*spannerpb.CommitResponse, error) {
-		if len(t.mutations) == 0 && t.id == nil {
-			if err := t.begin(ctx, nil); err != nil {
-				return nil, err
-			}
-		}
-		resp, err := t.commitOnce(ctx)
-		if txnpkg.IsAborted(err) {
-			t.restart()
-		}
-		return resp, err
-	})
+	t := txnengine.NewReadWrite(c.txnHost(), session, o)
+	if err := t.Buffer(pbs, key); err != nil {
+		return nil, err
+	}
+	resp, err := t.CommitWrites(ctx)
 	if err != nil {
-		t.rollbackAfterFailure(ctx)
+		t.RollbackAfterFailure(ctx)
 	}
 	return resp, err
 }
@@ -157,8 +146,8 @@ func (c *Conn) applyAtLeastOnce(ctx context.Context, session string, ao applyOpt
 		req.MaxCommitDelay = durationpb.New(*ao.maxCommitDelay)
 	}
 	ctx = c.client.SessionContext(ctx, session, true)
-	return txnpkg.RetryAborted(ctx, txnpkg.MaxAbortReplays, func() (*spannerpb.CommitResponse, error) {
-		return txnpkg.CallCommit(ctx, func(ctx context.Context) (*spannerpb.CommitResponse, error) {
+	return txnengine.RetryAborted(ctx, txnengine.MaxAbortReplays, func() (*spannerpb.CommitResponse, error) {
+		return txnengine.CallCommit(ctx, func(ctx context.Context) (*spannerpb.CommitResponse, error) {
 			return c.client.Spanner().Commit(ctx, req)
 		})
 	})
@@ -177,26 +166,14 @@ func (c *Conn) BufferWrite(ms []*spanner.Mutation) error {
 	if t == nil {
 		return failedPrecondition(msgBufferWriteNoTxn)
 	}
-	if t.readOnly {
+	if t.ReadOnly() {
 		return failedPrecondition(msgReadOnlyWrite)
 	}
 	pbs, key, err := mutationpb.Convert(ms)
 	if err != nil || len(pbs) == 0 {
 		return err
 	}
-	if t.mutationKey != nil {
-		// The client picks the key among all mutations at commit; picking
-		// between the key so far and this batch's key with its own rule
-		// gives the same kind of choice (a non-insert if there is one,
-		// else the insert with the most rows) without scanning the whole
-		// buffer again on every call.
-		if key, err = mutationpb.MutationKey([]*spannerpb.Mutation{t.mutationKey, key}); err != nil {
-			return err
-		}
-	}
-	t.mutations = append(t.mutations, pbs...)
-	t.mutationKey = key
-	return nil
+	return t.Buffer(pbs, key)
 }
 
 // CommitTimestamp returns the commit timestamp of the last read-write

@@ -102,9 +102,9 @@ func (c *Conn) newBatchTxn(ctx context.Context, bound *dsn.Staleness) (*txn, err
 	if bound != nil {
 		ro := bound.ReadOnly()
 		ro.ReturnReadTimestamp = true
-		t.opts = &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: ro}}
+		t.Options.Begin = &spannerpb.TransactionOptions{Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: ro}}
 	}
-	if err := t.begin(ctx, nil); err != nil {
+	if err := t.Begin(ctx); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -259,7 +259,7 @@ func (c *Conn) readAll(ctx context.Context, what string, st statement, args []dr
 		return nil, err
 	}
 	if c.tx == nil {
-		c.state.NoteRead(t.readTS)
+		c.state.NoteRead(t.ReadTimestamp())
 	}
 	if len(pq.Partitions) == 0 {
 		return rows.NewList(nil), nil
@@ -295,8 +295,8 @@ func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []
 	if err != nil {
 		return nil, err
 	}
-	req.Session = t.session
-	req.Transaction = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: t.id}}
+	req.Session = t.Session()
+	req.Transaction = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: t.ID()}}
 	req.RequestOptions = c.requestOptions(tag)
 	req.DataBoostEnabled = c.props().DataBoostEnabled
 	if req.DirectedReadOptions, err = c.directedRead(); err != nil {
@@ -306,7 +306,7 @@ func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []
 		req.DataBoostEnabled = *opts.DataBoost
 	}
 	preq := &spannerpb.PartitionQueryRequest{
-		Session:     t.session,
+		Session:     t.Session(),
 		Transaction: req.Transaction,
 		Sql:         req.Sql,
 		Params:      req.Params,
@@ -315,17 +315,17 @@ func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []
 		// (some servers read it without a nil check).
 		PartitionOptions: &spannerpb.PartitionOptions{MaxPartitions: c.maxPartitions(opts), PartitionSizeBytes: opts.PartitionBytes},
 	}
-	resp, err := transport.CallUnary(c.client.SessionContext(ctx, t.session, false), func(ctx context.Context) (*spannerpb.PartitionResponse, error) {
+	resp, err := transport.CallUnary(c.client.SessionContext(ctx, t.Session(), false), func(ctx context.Context) (*spannerpb.PartitionResponse, error) {
 		return c.client.Spanner().PartitionQuery(ctx, preq)
 	})
 	if err != nil {
 		return nil, err
 	}
-	pq := &PartitionedQuery{SQL: req.Sql, ReadTimestamp: t.readTS}
+	pq := &PartitionedQuery{SQL: req.Sql, ReadTimestamp: t.ReadTimestamp()}
 	for _, part := range resp.GetPartitions() {
 		r := proto.Clone(req).(*spannerpb.ExecuteSqlRequest)
 		r.PartitionToken = part.GetPartitionToken()
-		pq.Partitions = append(pq.Partitions, partition.New(r, t.readTS))
+		pq.Partitions = append(pq.Partitions, partition.New(r, t.ReadTimestamp()))
 	}
 	return pq, nil
 }

@@ -51,17 +51,3 @@ func (c *Conn) statementContext(ctx context.Context) (context.Context, context.C
 	}
 	return ctx, func() {}
 }
-
-// tagged adds the transaction's tag to the options of a statement built
-// before the transaction existed (autocommit DML runs in a transaction of
-// its own, which transaction_tag tags like any read-write transaction).
-func (t *txn) tagged(o *spannerpb.RequestOptions) *spannerpb.RequestOptions {
-	if t.tag == "" {
-		return o
-	}
-	if o == nil {
-		o = &spannerpb.RequestOptions{}
-	}
-	o.TransactionTag = t.tag
-	return o
-}

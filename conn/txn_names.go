@@ -3,7 +3,7 @@ package conn
 import (
 	"context"
 
-	txnpkg "github.com/spannerfast/spannerfast/internal/txn"
+	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // The transaction engine's errors and retry helper under the names conn
@@ -11,16 +11,21 @@ import (
 
 // ErrAbortedDueToConcurrentModification is txn.ErrAbortedDueToConcurrentModification:
 // the error of a transaction whose replay after an abort saw different data.
-var ErrAbortedDueToConcurrentModification = txnpkg.ErrAbortedDueToConcurrentModification
+var ErrAbortedDueToConcurrentModification = txnengine.ErrAbortedDueToConcurrentModification
 
 // ErrCommitOutcomeUnknown is txn.ErrCommitOutcomeUnknown: matched by the
 // error of a commit that may or may not have been applied.
-var ErrCommitOutcomeUnknown = txnpkg.ErrCommitOutcomeUnknown
+var ErrCommitOutcomeUnknown = txnengine.ErrCommitOutcomeUnknown
 
 // CommitOutcomeUnknownError is the error of a Commit whose outcome is
 // unknown (txn.CommitOutcomeUnknownError).
-type CommitOutcomeUnknownError = txnpkg.CommitOutcomeUnknownError
+type CommitOutcomeUnknownError = txnengine.CommitOutcomeUnknownError
 
 // RetryOnAbort runs f again for as long as it fails with ABORTED and ctx
 // lasts (txn.RetryOnAbort).
-func RetryOnAbort(ctx context.Context, f func() error) error { return txnpkg.RetryOnAbort(ctx, f) }
+func RetryOnAbort(ctx context.Context, f func() error) error { return txnengine.RetryOnAbort(ctx, f) }
+
+// BatchError is the error of a batch in which a statement failed
+// (txn.BatchError): BatchUpdateCounts has the update counts of the
+// statements before it.
+type BatchError = txnengine.BatchError

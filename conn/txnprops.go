@@ -38,7 +38,7 @@ import (
 // read-write transaction, fixing it when its first statement asks.
 func (c *Conn) txnDeadline() (time.Time, bool) {
 	t := c.tx
-	if t == nil || t.readOnly {
+	if t == nil || t.ReadOnly() {
 		return time.Time{}, false
 	}
 	if !t.deadlineFixed {
@@ -79,14 +79,14 @@ func (c *Conn) shapesOpenTxn(name string) bool {
 		return false
 	}
 	d, ok := dsn.Declaration(name)
-	return ok && ((c.tx.readOnly && d.ReadOnlyTxnOption) || (!c.tx.readOnly && d.ReadWriteTxnOption))
+	return ok && ((c.tx.ReadOnly() && d.ReadOnlyTxnOption) || (!c.tx.ReadOnly() && d.ReadWriteTxnOption))
 }
 
 // refuseLateLocal refuses SET LOCAL of an option of a transaction that has
 // run its first statement: the transaction's options are fixed then, and
 // a local value would change nothing.
 func (c *Conn) refuseLateLocal(name string) error {
-	if c.shapesOpenTxn(name) && (c.tx.started() || c.tx.deadlineFixed) {
+	if c.shapesOpenTxn(name) && (c.tx.Started() || c.tx.deadlineFixed) {
 		return status.Errorf(codes.FailedPrecondition,
 			"spannerfast: SET LOCAL %s must come before the transaction's first statement: the transaction's options are fixed by then (SET changes it for the next transactions)",
 			name)
@@ -98,13 +98,13 @@ func (c *Conn) refuseLateLocal(name string) error {
 // it has not run its first statement yet.
 func (c *Conn) applyToOpenTxn(name string) error {
 	t := c.tx
-	if t == nil || !c.shapesOpenTxn(name) || t.started() || t.deadlineFixed || t == c.batchRO {
+	if t == nil || !c.shapesOpenTxn(name) || t.Started() || t.deadlineFixed || t == c.batchRO {
 		return nil
 	}
 	canonical, _ := dsn.CanonicalName(name)
 	switch canonical {
 	case "transaction_read_only":
-		if c.props().TransactionReadOnly != t.readOnly {
+		if c.props().TransactionReadOnly != t.ReadOnly() {
 			_, err := c.replaceTxn(t, c.props().TransactionReadOnly)
 			return err
 		}
@@ -112,30 +112,30 @@ func (c *Conn) applyToOpenTxn(name string) error {
 		_, err := c.replaceTxn(t, true)
 		return err
 	case "begin_transaction_option":
-		t.explicit = c.props().BeginTransactionOption == dsn.BeginTransactionExplicit
+		t.Options.Explicit = c.props().BeginTransactionOption == dsn.BeginTransactionExplicit
 	case "isolation_level":
 		iso, err := isolationFor(c.props().IsolationLevel)
 		if err != nil {
 			return err
 		}
-		t.opts.IsolationLevel = iso
+		t.Options.Begin.IsolationLevel = iso
 	case "read_lock_mode":
-		if rw := t.opts.GetReadWrite(); rw != nil {
+		if rw := t.Options.Begin.GetReadWrite(); rw != nil {
 			rw.ReadLockMode = c.props().ReadLockMode.Proto()
 		}
 	case "retry_aborts_internally":
-		t.retryAborts = c.props().RetryAbortsInternally
+		t.Options.RetryAborts = c.props().RetryAbortsInternally
 	case "exclude_txn_from_change_streams":
-		t.opts.ExcludeTxnFromChangeStreams = c.props().ExcludeTxnFromChangeStreams
+		t.Options.Begin.ExcludeTxnFromChangeStreams = c.props().ExcludeTxnFromChangeStreams
 	case "transaction_tag":
 		// It tags the next read-write transaction: this one.
-		t.tag = c.state.TakeTransactionTag()
+		t.Options.Tag = c.state.TakeTransactionTag()
 	case "commit_priority":
-		t.priority = c.props().CommitPriority.Proto()
+		t.Options.CommitPriority = c.props().CommitPriority.Proto()
 	case "max_commit_delay":
-		t.commitDelay = c.props().MaxCommitDelay
+		t.Options.CommitDelay = c.props().MaxCommitDelay
 	case "return_commit_stats":
-		t.commitStats = c.props().ReturnCommitStats
+		t.Options.CommitStats = c.props().ReturnCommitStats
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ type StatementError = conn.StatementError
 
 // BatchError is the error of a DML batch in which a statement failed; its
 // BatchUpdateCounts hold the update counts of the statements that ran before it.
-type BatchError = conn.BatchError
+type BatchError = txn.BatchError
 
 // RetryStoppedError is the error when a context (the caller's, or the one
 // statement_timeout or connect_timeout made) ends while a transient failure

@@ -1,4 +1,4 @@
-package conn
+package txn
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spannerfast/spannerfast/internal/transport"
-	txnpkg "github.com/spannerfast/spannerfast/internal/txn"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -36,7 +35,7 @@ type replayable interface {
 	// replay runs the statement again in t's new transaction and returns
 	// a *dataChangedError if the result differs, or the error that
 	// stopped it (ABORTED starts the replay over).
-	replay(ctx context.Context, t *txn) error
+	replay(ctx context.Context, t *Txn) error
 }
 
 // dataChangedError says which statement's replay differed.
@@ -59,13 +58,13 @@ func (e *dataChangedError) GRPCStatus() *status.Status { return status.New(codes
 // the transaction and replays are on, replays it and runs f again.
 // A replay that saw different data ends the transaction: every later
 // statement and the commit return that error.
-func (t *txn) withAbortReplay(ctx context.Context, f func() error) error {
+func (t *Txn) withAbortReplay(ctx context.Context, f func() error) error {
 	if t.failed != nil {
 		return t.failed
 	}
 	err := f()
-	for n := 0; txnpkg.IsAborted(err) && t.retryAborts && !errors.Is(err, ErrAbortedDueToConcurrentModification); n++ {
-		if n >= txnpkg.MaxAbortReplays {
+	for n := 0; IsAborted(err) && t.Options.RetryAborts && !errors.Is(err, ErrAbortedDueToConcurrentModification); n++ {
+		if n >= MaxAbortReplays {
 			return err
 		}
 		if err = t.replayAfter(ctx, err); err != nil {
@@ -82,28 +81,28 @@ func (t *txn) withAbortReplay(ctx context.Context, f func() error) error {
 // replayAfter waits the delay Spanner asked for (or a backoff), then
 // begins a new transaction and replays the log, starting over when the
 // replay itself is aborted.
-func (t *txn) replayAfter(ctx context.Context, cause error) error {
+func (t *Txn) replayAfter(ctx context.Context, cause error) error {
 	var bo transport.Backoff
 	for n := 0; ; n++ {
-		if err := transport.Sleep(ctx, bo.Delay(transport.ServerRetryDelay(status.Convert(cause)))); err != nil {
+		if err := transport.Sleep(ctx, bo.Delay(abortDelay(cause))); err != nil {
 			return cause
 		}
-		t.restart()
+		t.Restart()
 		// The replay begins with BeginTransaction, so that its first
 		// statement runs in a transaction already begun, as the official
 		// client's statement-based transactions retry.
-		t.explicit = true
+		t.Options.Explicit = true
 		err := t.replay(ctx)
-		if !txnpkg.IsAborted(err) || errors.Is(err, ErrAbortedDueToConcurrentModification) || n >= txnpkg.MaxAbortReplays {
+		if !IsAborted(err) || errors.Is(err, ErrAbortedDueToConcurrentModification) || n >= MaxAbortReplays {
 			return err
 		}
 		cause = err
 	}
 }
 
-// restart forgets the aborted transaction; the next statement begins a new
+// Restart forgets the aborted transaction; the next statement begins a new
 // one. Buffered mutations stay: they go with the new transaction's commit.
-func (t *txn) restart() {
+func (t *Txn) Restart() {
 	if t.id != nil && !t.readOnly {
 		t.carryPrevious(t.id)
 	}
@@ -116,13 +115,13 @@ func (t *txn) restart() {
 // one begins with (multiplexed_session_previous_transaction_id), so that
 // Spanner gives the retry the aborted one's lock priority, as the official
 // client does. The options are copied: requests already built keep theirs.
-func (t *txn) carryPrevious(id []byte) {
-	if t.opts.GetReadWrite() == nil {
+func (t *Txn) carryPrevious(id []byte) {
+	if t.Options.Begin.GetReadWrite() == nil {
 		return
 	}
-	opts := proto.Clone(t.opts).(*spannerpb.TransactionOptions)
+	opts := proto.Clone(t.Options.Begin).(*spannerpb.TransactionOptions)
 	opts.GetReadWrite().MultiplexedSessionPreviousTransactionId = id
-	t.opts = opts
+	t.Options.Begin = opts
 }
 
 // errBeginFailed is the error of a transaction without replays whose first
@@ -132,15 +131,15 @@ var errBeginFailed = status.Error(codes.Aborted,
 	"spannerfast: the transaction's first statement failed before the transaction began and retry_aborts_internally is off; run the transaction again")
 
 // beginAfterFailure begins with BeginTransaction a read-write transaction
-// whose first statement failed before the server returned its id (txn.run).
+// whose first statement failed before the server returned its id (Txn.run).
 // The error the application saw of that statement came from no
 // transaction: with replays on, the log (that statement) runs again in the
 // new transaction and must fail the same way, as after an abort; without
 // them the transaction ends with errBeginFailed. go-sql-spanner does the
 // same, through the official client's failed-inline-begin abort.
-func (t *txn) beginAfterFailure(ctx context.Context) error {
+func (t *Txn) beginAfterFailure(ctx context.Context) error {
 	t.beginFailed = false
-	if !t.retryAborts {
+	if !t.Options.RetryAborts {
 		t.failed = errBeginFailed
 		return t.failed
 	}
@@ -156,7 +155,7 @@ func (t *txn) beginAfterFailure(ctx context.Context) error {
 	return nil
 }
 
-func (t *txn) replay(ctx context.Context) error {
+func (t *Txn) replay(ctx context.Context) error {
 	t.retrying = true
 	defer func() { t.retrying = false }()
 	for _, r := range t.log {
@@ -169,8 +168,8 @@ func (t *txn) replay(ctx context.Context) error {
 
 // record logs a statement for replay (not while replaying: the log already
 // has it).
-func (t *txn) record(r replayable) {
-	if !t.readOnly && t.retryAborts && !t.retrying {
+func (t *Txn) record(r replayable) {
+	if !t.readOnly && t.Options.RetryAborts && !t.retrying {
 		t.log = append(t.log, r)
 	}
 }
@@ -187,15 +186,15 @@ func sameError(a, b error) bool {
 
 // dmlRecord is a DML statement (or batch) and what it returned.
 type dmlRecord struct {
-	stmt     *dmlStatement
+	stmt     *DML
 	counts   []int64               // one per statement
 	returned []*structpb.ListValue // the THEN RETURN rows of one statement (LastInsertId)
 	err      error
 }
 
-func (r *dmlRecord) replay(ctx context.Context, t *txn) error {
-	counts, rs, err := t.runDML(ctx, r.stmt)
-	if txnpkg.IsAborted(err) {
+func (r *dmlRecord) replay(ctx context.Context, t *Txn) error {
+	counts, rs, err := t.RunDML(ctx, r.stmt)
+	if IsAborted(err) {
 		return err
 	}
 	if !sameError(err, r.err) {
@@ -226,46 +225,46 @@ func sameRows(a, b []*structpb.ListValue) bool {
 	return true
 }
 
-// txnRows are the rows of a query in a read-write transaction. They count
+// Rows are the rows of a query in a read-write transaction. They count
 // and checksum what the application reads; if Spanner aborts the
 // transaction while they are being read, the replay reopens the query,
 // reads as far as these rows got, and carries on from there with the new
 // stream.
-type txnRows struct {
+type Rows struct {
 	inner   *rows.Rows
 	sum     *rows.Checksum
-	t       *txn
+	t       *Txn
 	ctx     context.Context
-	q       *txnQuery
+	q       *query
 	end     error // io.EOF or the error Next returned, once one was
 	closed  bool
 	scratch []driver.Value
 }
 
 var (
-	_ driver.Rows                           = (*txnRows)(nil)
-	_ driver.RowsColumnTypeScanType         = (*txnRows)(nil)
-	_ driver.RowsColumnTypeDatabaseTypeName = (*txnRows)(nil)
-	_ driver.RowsColumnTypeNullable         = (*txnRows)(nil)
-	_ rows.Encoded                          = (*txnRows)(nil)
+	_ driver.Rows                           = (*Rows)(nil)
+	_ driver.RowsColumnTypeScanType         = (*Rows)(nil)
+	_ driver.RowsColumnTypeDatabaseTypeName = (*Rows)(nil)
+	_ driver.RowsColumnTypeNullable         = (*Rows)(nil)
+	_ rows.Encoded                          = (*Rows)(nil)
 )
 
 // EncodedMetadata and EncodedStats are the query's, for
 // go-sql-spanner's metadata and statistics result sets.
-func (r *txnRows) EncodedMetadata() ([]byte, bool) { return r.inner.Metadata(), true }
-func (r *txnRows) EncodedStats() ([]byte, bool)    { return r.inner.Stats(), true }
+func (r *Rows) EncodedMetadata() ([]byte, bool) { return r.inner.Metadata(), true }
+func (r *Rows) EncodedStats() ([]byte, bool)    { return r.inner.Stats(), true }
 
-func (r *txnRows) Columns() []string { return r.inner.Columns() }
+func (r *Rows) Columns() []string { return r.inner.Columns() }
 
-func (r *txnRows) ColumnTypeScanType(i int) reflect.Type { return r.inner.ColumnTypeScanType(i) }
+func (r *Rows) ColumnTypeScanType(i int) reflect.Type { return r.inner.ColumnTypeScanType(i) }
 
-func (r *txnRows) ColumnTypeDatabaseTypeName(i int) string {
+func (r *Rows) ColumnTypeDatabaseTypeName(i int) string {
 	return r.inner.ColumnTypeDatabaseTypeName(i)
 }
 
-func (r *txnRows) ColumnTypeNullable(i int) (bool, bool) { return r.inner.ColumnTypeNullable(i) }
+func (r *Rows) ColumnTypeNullable(i int) (bool, bool) { return r.inner.ColumnTypeNullable(i) }
 
-func (r *txnRows) Next(dest []driver.Value) error {
+func (r *Rows) Next(dest []driver.Value) error {
 	if r.end != nil {
 		return r.end
 	}
@@ -276,16 +275,16 @@ func (r *txnRows) Next(dest []driver.Value) error {
 	return err
 }
 
-func (r *txnRows) Close() error {
+func (r *Rows) Close() error {
 	r.closed = true
 	return r.inner.Close()
 }
 
 // replay reruns the query and reads as many rows as the application did,
 // comparing checksums; open rows continue on the new stream.
-func (r *txnRows) replay(ctx context.Context, t *txn) error {
+func (r *Rows) replay(ctx context.Context, t *Txn) error {
 	fresh, sum, err := t.openQuery(ctx, r.q)
-	if txnpkg.IsAborted(err) {
+	if IsAborted(err) {
 		return err
 	}
 	if err != nil {
@@ -301,7 +300,7 @@ func (r *txnRows) replay(ctx context.Context, t *txn) error {
 	for sum.Rows() < want {
 		if err := fresh.Next(r.scratch); err != nil {
 			fresh.Close()
-			if txnpkg.IsAborted(err) {
+			if IsAborted(err) {
 				return err
 			}
 			return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("%d rows, first time more", sum.Rows())}
@@ -315,7 +314,7 @@ func (r *txnRows) replay(ctx context.Context, t *txn) error {
 		// The first run ended here (io.EOF or an error): so must this one.
 		err := fresh.Next(r.scratch)
 		fresh.Close()
-		if txnpkg.IsAborted(err) {
+		if IsAborted(err) {
 			return err
 		}
 		if err != r.end && !sameError(err, r.end) {
