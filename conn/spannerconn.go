@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
 
 // go-sql-spanner's SpannerConn getters and setters of connection
@@ -82,7 +83,7 @@ func (c *Conn) SetAutocommitDMLMode(m AutocommitDMLMode) error {
 
 // ReadOnlyStaleness is read_only_staleness.
 func (c *Conn) ReadOnlyStaleness() spanner.TimestampBound {
-	return timestampBoundOf(c.props().ReadOnlyStaleness)
+	return stmtopts.TimestampBoundOf(c.props().ReadOnlyStaleness)
 }
 
 // SetReadOnlyStaleness is SET read_only_staleness.
@@ -92,21 +93,6 @@ func (c *Conn) SetReadOnlyStaleness(tb spanner.TimestampBound) error {
 		return err
 	}
 	return c.setTyped("read_only_staleness", s.String())
-}
-
-// timestampBoundOf is the official client's form of s.
-func timestampBoundOf(s dsn.Staleness) spanner.TimestampBound {
-	switch s.Kind {
-	case dsn.StalenessExact:
-		return spanner.ExactStaleness(s.Duration)
-	case dsn.StalenessMax:
-		return spanner.MaxStaleness(s.Duration)
-	case dsn.StalenessReadTimestamp:
-		return spanner.ReadTimestamp(s.Timestamp)
-	case dsn.StalenessMinReadTimestamp:
-		return spanner.MinReadTimestamp(s.Timestamp)
-	}
-	return spanner.StrongRead()
 }
 
 // DirectedReadOptions is directed_read (nil when unset or not readable).

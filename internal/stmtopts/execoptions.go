@@ -345,3 +345,19 @@ func StalenessOf(tb spanner.TimestampBound) (dsn.Staleness, error) {
 }
 
 var errNoOffset = errors.New("no date, clock and UTC offset")
+
+// TimestampBoundOf is the official client's form of s (StalenessOf's
+// inverse).
+func TimestampBoundOf(s dsn.Staleness) spanner.TimestampBound {
+	switch s.Kind {
+	case dsn.StalenessExact:
+		return spanner.ExactStaleness(s.Duration)
+	case dsn.StalenessMax:
+		return spanner.MaxStaleness(s.Duration)
+	case dsn.StalenessReadTimestamp:
+		return spanner.ReadTimestamp(s.Timestamp)
+	case dsn.StalenessMinReadTimestamp:
+		return spanner.MinReadTimestamp(s.Timestamp)
+	}
+	return spanner.StrongRead()
+}

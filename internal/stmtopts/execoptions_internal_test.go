@@ -63,3 +63,22 @@ func TestOverlayRestore(t *testing.T) {
 			v.StatementTag, v.TransactionTag, v.RPCPriority, v.DecodeToNativeArrays)
 	}
 }
+
+// TestTimestampBoundRoundTrip: TimestampBoundOf is StalenessOf's inverse
+// for every kind of staleness (SpannerConn's ReadOnlyStaleness reads back
+// what SetReadOnlyStaleness set).
+func TestTimestampBoundRoundTrip(t *testing.T) {
+	ts := time.Date(2024, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	for _, s := range []dsn.Staleness{
+		dsn.StrongRead(),
+		dsn.ExactStaleness(1500 * time.Millisecond),
+		dsn.MaxStaleness(time.Minute),
+		dsn.ReadTimestamp(ts),
+		dsn.MinReadTimestamp(ts),
+	} {
+		got, err := StalenessOf(TimestampBoundOf(s))
+		if err != nil || !got.Equal(s) {
+			t.Errorf("%v: round trip gives %v, %v", s, got, err)
+		}
+	}
+}
