@@ -248,18 +248,9 @@ func (c *Conn) queryAutocommit(ctx context.Context, st statement, args []driver.
 	return r, nil
 }
 
-// request builds the request of a statement: its SQL with parameters bound,
-// the session and the query options. The caller adds the transaction
-// selector and request options.
-func (c *Conn) request(ctx context.Context, query string, args []driver.NamedValue) (*spannerpb.ExecuteSqlRequest, error) {
-	st, err := c.parse(query)
-	if err != nil {
-		return nil, err
-	}
-	return c.requestFor(ctx, st, args)
-}
-
-// requestFor is request for a statement already parsed.
+// requestFor builds the request of a parsed statement: its SQL with
+// parameters bound, the session and the query options. The caller adds the
+// transaction selector and request options.
 func (c *Conn) requestFor(ctx context.Context, st statement, args []driver.NamedValue) (*spannerpb.ExecuteSqlRequest, error) {
 	req := new(spannerpb.ExecuteSqlRequest)
 	if err := c.fillRequest(ctx, st, args, req); err != nil {
