@@ -1,4 +1,4 @@
-package conn
+package stmtopts
 
 import (
 	"reflect"
@@ -13,7 +13,7 @@ import (
 )
 
 // TestApplyOptionLayout pins the official client's applyOption struct
-// (v1.96.1): readApplyOptions reads its fields by name. When a client
+// (v1.96.1): ReadApplyOptions reads its fields by name. When a client
 // release changes it, this fails: check the new fields in client.go and
 // what Apply must do with them, then update applyOptionFields and this
 // list.
@@ -54,11 +54,11 @@ func structFields(t reflect.Type) []string {
 // options override earlier ones as in the client, and no options read as
 // zero.
 func TestReadApplyOptions(t *testing.T) {
-	if ao, err := readApplyOptions(nil); err != nil || !reflect.DeepEqual(ao, applyOptions{}) {
+	if ao, err := ReadApplyOptions(nil); err != nil || !reflect.DeepEqual(ao, ApplyOptions{}) {
 		t.Fatalf("no options: %+v, %v", ao, err)
 	}
 	delay := 150 * time.Millisecond
-	ao, err := readApplyOptions([]spanner.ApplyOption{
+	ao, err := ReadApplyOptions([]spanner.ApplyOption{
 		spanner.TransactionTag("first"),
 		spanner.ApplyAtLeastOnce(),
 		spanner.TransactionTag("tag"),
@@ -71,18 +71,18 @@ func TestReadApplyOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := applyOptions{
-		atLeastOnce: true, tag: "tag", priority: spannerpb.RequestOptions_PRIORITY_LOW,
-		excludeFromChangeStreams: true, returnCommitStats: true, maxCommitDelay: &delay,
-		isolation: spannerpb.TransactionOptions_REPEATABLE_READ,
+	want := ApplyOptions{
+		AtLeastOnce: true, Tag: "tag", Priority: spannerpb.RequestOptions_PRIORITY_LOW,
+		ExcludeFromChangeStreams: true, ReturnCommitStats: true, MaxCommitDelay: &delay,
+		Isolation: spannerpb.TransactionOptions_REPEATABLE_READ,
 	}
 	if !reflect.DeepEqual(ao, want) {
 		t.Fatalf("options\n got %+v\nwant %+v", ao, want)
 	}
 	// A zero max commit delay is still a delay the caller set.
 	var zero time.Duration
-	ao, err = readApplyOptions([]spanner.ApplyOption{spanner.ApplyCommitOptions(spanner.CommitOptions{MaxCommitDelay: &zero})})
-	if err != nil || ao.maxCommitDelay == nil || *ao.maxCommitDelay != 0 {
+	ao, err = ReadApplyOptions([]spanner.ApplyOption{spanner.ApplyCommitOptions(spanner.CommitOptions{MaxCommitDelay: &zero})})
+	if err != nil || ao.MaxCommitDelay == nil || *ao.MaxCommitDelay != 0 {
 		t.Fatalf("zero delay: %+v, %v", ao, err)
 	}
 }
