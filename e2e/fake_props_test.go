@@ -356,6 +356,30 @@ func TestFakeTransactionalConnectionState(t *testing.T) {
 	}
 }
 
+// TestFakeTransactionalStateAcrossSetTransaction: SET TRANSACTION READ
+// ONLY (which sets the open transaction up again as read-only) keeps it the
+// same transaction for connection_state_type=TRANSACTIONAL: its rollback
+// still undoes a SET made before it. (Before the connection state moved to
+// internal/connstate the change outlived the rollback.)
+func TestFakeTransactionalStateAcrossSetTransaction(t *testing.T) {
+	ctx := context.Background()
+	_, db := startTxnFake(t, "connection_state_type=TRANSACTIONAL")
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, st := range []string{"BEGIN", "SET optimizer_version = '8'", "SET TRANSACTION READ ONLY", "ROLLBACK"} {
+		if _, err := c.ExecContext(ctx, st); err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+	}
+	var v string
+	if err := c.QueryRowContext(ctx, "SHOW VARIABLE optimizer_version").Scan(&v); err != nil || v != "" {
+		t.Errorf("optimizer_version after ROLLBACK = %q, %v; want \"\" (undone)", v, err)
+	}
+}
+
 // TestFakeTransactionTimeout: transaction_timeout, fixed when the
 // transaction's first statement runs, bounds its later statements and its
 // commit (DeadlineExceeded); the transaction can then be rolled back.
