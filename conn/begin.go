@@ -6,7 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 
-	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"github.com/spannerfast/spannerfast/internal/stmtopts"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -22,21 +22,6 @@ const (
 	// (partitioned queries).
 	IsolationBatchReadOnly = 2 << 8
 )
-
-// isolationFor maps a database/sql isolation level to Spanner's, refusing
-// the levels Spanner does not have.
-func isolationFor(l sql.IsolationLevel) (spannerpb.TransactionOptions_IsolationLevel, error) {
-	switch l {
-	case sql.LevelDefault:
-		return spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, nil
-	case sql.LevelSerializable:
-		return spannerpb.TransactionOptions_SERIALIZABLE, nil
-	case sql.LevelRepeatableRead, sql.LevelSnapshot:
-		return spannerpb.TransactionOptions_REPEATABLE_READ, nil
-	}
-	return 0, status.Errorf(codes.InvalidArgument,
-		"spannerfast: isolation level %v is not supported by Spanner (use Default, Serializable, Repeatable Read or Snapshot)", l)
-}
 
 // BeginTx starts a transaction: read-only (multi-use, at
 // read_only_staleness) or read-write (at the requested or the connection's
@@ -57,7 +42,7 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 		return nil, errBatchActive
 	}
 	flags := opts.Isolation &^ 0xff
-	iso, err := isolationFor(sql.IsolationLevel(opts.Isolation & 0xff))
+	iso, err := stmtopts.IsolationOf(sql.IsolationLevel(opts.Isolation & 0xff))
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package conn
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"strconv"
 
@@ -11,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
 
 // Transaction statements (BEGIN, COMMIT, ROLLBACK, SET TRANSACTION) and the
@@ -22,21 +22,13 @@ import (
 // about a transaction begun with BEGIN, so it must be used on one *sql.Conn;
 // the connection cannot go back to the pool until COMMIT or ROLLBACK.
 
-// isolationLevels are the ISOLATION LEVEL options of BEGIN and SET
-// TRANSACTION as database/sql names them.
-var isolationLevels = [...]sql.IsolationLevel{
-	sqlparse.IsolationDefault:        sql.LevelDefault,
-	sqlparse.IsolationSerializable:   sql.LevelSerializable,
-	sqlparse.IsolationRepeatableRead: sql.LevelRepeatableRead,
-}
-
 // beginStatement runs BEGIN: BeginTx with the statement's options.
 func (c *Conn) beginStatement(ctx context.Context, st statement) error {
 	if st.invalid != nil {
 		return st.invalid
 	}
 	o := st.client.Txn
-	txo := driver.TxOptions{Isolation: driver.IsolationLevel(isolationLevels[o.Isolation])}
+	txo := driver.TxOptions{Isolation: driver.IsolationLevel(stmtopts.IsolationLevelOf(o.Isolation))}
 	if o.ReadOnly != nil {
 		txo.ReadOnly = *o.ReadOnly
 	}
@@ -93,7 +85,7 @@ func (c *Conn) setTransaction(st statement) error {
 		}
 	}
 	if o.Isolation != sqlparse.IsolationDefault && !t.ReadOnly() {
-		iso, err := isolationFor(isolationLevels[o.Isolation])
+		iso, err := stmtopts.IsolationOf(stmtopts.IsolationLevelOf(o.Isolation))
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/spannerfast/spannerfast/decode"
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/connstate"
 	"github.com/spannerfast/spannerfast/internal/params"
@@ -270,7 +269,7 @@ func (c *Conn) fillRequest(ctx context.Context, st statement, args []driver.Name
 		return err
 	}
 	req.Session, req.Sql, req.Params, req.ParamTypes = session, sql, values, types
-	req.QueryOptions = c.queryOptions()
+	req.QueryOptions = stmtopts.OptimizerOptions(c.props())
 	c.stmtReq.ApplyTo(req)
 	return nil
 }
@@ -311,22 +310,10 @@ func (c *Conn) streamIn(ctx context.Context, qr *queryRows, req *spannerpb.Execu
 	return &qr.rows, nil
 }
 
+// rowsOptions are the options of a statement's rows (see
+// stmtopts.QueryOptions.RowsOptions).
 func (c *Conn) rowsOptions(o QueryOptions) rows.Options {
-	raw := c.props().RawDecode
-	if o.RawDecode != nil {
-		raw = *o.RawDecode
-	}
-	return rows.Options{
-		Decode: decode.Options{
-			Raw:             raw,
-			NativeArrays:    c.props().DecodeToNativeArrays,
-			NumericAsString: c.props().DecodeNumericToString,
-		},
-		Proto:        o.Proto,
-		KeepMetadata: o.ReturnMetadata,
-		Poison:       c.props().PoisonRawBuffers || poisonFromEnv,
-		Prefetch:     c.props().PrefetchMessages,
-	}
+	return o.RowsOptions(c.props(), poisonFromEnv)
 }
 
 // singleUseReadOnly returns the transaction selector of autocommit queries.
@@ -358,23 +345,9 @@ func (c *Conn) takeStatementTag() string {
 }
 
 // requestOptions returns the priority and tag options of a statement
-// outside a transaction, nil when both are unset (the common case costs
-// nothing).
+// outside a transaction (see stmtopts.RequestOptions).
 func (c *Conn) requestOptions(tag string) *spannerpb.RequestOptions {
-	if c.props().RPCPriority.Proto() == spannerpb.RequestOptions_PRIORITY_UNSPECIFIED && tag == "" {
-		return nil
-	}
-	return &spannerpb.RequestOptions{Priority: c.props().RPCPriority.Proto(), RequestTag: tag}
-}
-
-func (c *Conn) queryOptions() *spannerpb.ExecuteSqlRequest_QueryOptions {
-	if c.props().OptimizerVersion == "" && c.props().OptimizerStatisticsPackage == "" {
-		return nil
-	}
-	return &spannerpb.ExecuteSqlRequest_QueryOptions{
-		OptimizerVersion:           c.props().OptimizerVersion,
-		OptimizerStatisticsPackage: c.props().OptimizerStatisticsPackage,
-	}
+	return stmtopts.RequestOptions(c.props(), tag)
 }
 
 // ExecContext runs DML, DDL and client-side statements (SET, RESET, batch

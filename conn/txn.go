@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/stmtopts"
 	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -32,7 +33,7 @@ type txn struct {
 func (c *Conn) newReadWrite(session string, isolation spannerpb.TransactionOptions_IsolationLevel, retryAborts bool) *txn {
 	if isolation == spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED {
 		// dsn validated isolation_level: it maps without error.
-		isolation, _ = isolationFor(c.props().IsolationLevel)
+		isolation, _ = stmtopts.IsolationOf(c.props().IsolationLevel)
 	}
 	t := &txn{Txn: txnengine.NewReadWrite(c.txnHost(), session, txnengine.Options{
 		Begin: &spannerpb.TransactionOptions{

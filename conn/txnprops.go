@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
 
 // What a connection's properties do to its open transaction, as
@@ -114,7 +115,7 @@ func (c *Conn) applyToOpenTxn(name string) error {
 	case "begin_transaction_option":
 		t.Options.Explicit = c.props().BeginTransactionOption == dsn.BeginTransactionExplicit
 	case "isolation_level":
-		iso, err := isolationFor(c.props().IsolationLevel)
+		iso, err := stmtopts.IsolationOf(c.props().IsolationLevel)
 		if err != nil {
 			return err
 		}

@@ -8,13 +8,16 @@
 // PropertyValue), converted into a QueryOptions with every option that
 // cannot be honoured refused by name; the conversion of the official
 // client's TransactionOptions and TimestampBound (TxnOptionsOf,
-// StalenessOf, TimestampBoundOf) and the reading of its ApplyOption values
+// StalenessOf, TimestampBoundOf) and of database/sql's isolation levels
+// (IsolationOf), and the reading of the client's ApplyOption values
 // (ReadApplyOptions, for the connection's Apply); Pending, which carries the
 // options that CheckNamedValue takes out of a statement's arguments to that
 // statement and no other; and the two ways a statement's options act: SetOn
 // lays its settings over the connection's properties (for
 // connstate.Store.Overlay) and ApplyTo adds its request fields to an
-// ExecuteSqlRequest.
+// ExecuteSqlRequest. What a statement's request and rows take from the
+// connection's properties is here too (RequestOptions, OptimizerOptions,
+// QueryOptions.RowsOptions): pure functions of a dsn.Config.
 //
 // It must not know the connection, transactions, sessions, streams or the
 // transport: the connection (package conn) decides when a statement's

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/connstate"
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
 // TxnOptions are transaction settings given in code rather than through
@@ -64,6 +65,33 @@ func TxnOptionsOf(o spanner.TransactionOptions) (TxnOptions, error) {
 	}
 	return t, nil
 }
+
+// IsolationOf maps a database/sql isolation level to Spanner's, refusing
+// the levels Spanner does not have.
+func IsolationOf(l sql.IsolationLevel) (spannerpb.TransactionOptions_IsolationLevel, error) {
+	switch l {
+	case sql.LevelDefault:
+		return spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, nil
+	case sql.LevelSerializable:
+		return spannerpb.TransactionOptions_SERIALIZABLE, nil
+	case sql.LevelRepeatableRead, sql.LevelSnapshot:
+		return spannerpb.TransactionOptions_REPEATABLE_READ, nil
+	}
+	return 0, status.Errorf(codes.InvalidArgument,
+		"spannerfast: isolation level %v is not supported by Spanner (use Default, Serializable, Repeatable Read or Snapshot)", l)
+}
+
+// isolationLevels are the ISOLATION LEVEL options of BEGIN and SET
+// TRANSACTION as database/sql names them.
+var isolationLevels = [...]sql.IsolationLevel{
+	sqlparse.IsolationDefault:        sql.LevelDefault,
+	sqlparse.IsolationSerializable:   sql.LevelSerializable,
+	sqlparse.IsolationRepeatableRead: sql.LevelRepeatableRead,
+}
+
+// IsolationLevelOf is the database/sql isolation level of a parsed
+// ISOLATION LEVEL option.
+func IsolationLevelOf(i sqlparse.Isolation) sql.IsolationLevel { return isolationLevels[i] }
 
 // priorityOf maps a request priority onto rpc_priority / commit_priority
 // values; field names the option for the error.
