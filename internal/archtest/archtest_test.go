@@ -22,14 +22,14 @@ import (
 // database/sql adapter, the public API, and what uses the public API.
 var layers = map[string]int{
 	// 0: leaves. Values, configuration, SQL text, fixtures.
-	"decode":                              0,
-	"dsn":                                 0,
-	"internal/sqlparse":                   0,
-	"internal/mutationpb":                 0,
-	"internal/randrs":                     0,
-	"internal/fakespanner":                0,
-	"internal/emulatortest":               0,
-	"spannerfasttest/internal/infoschema": 0,
+	"decode":                           0,
+	"dsn":                              0,
+	"internal/sqlparse":                0,
+	"internal/mutationpb":              0,
+	"internal/randrs":                  0,
+	"internal/fakespanner":             0,
+	"internal/emulatortest":            0,
+	"spannerfasttest/internal/sqltext": 0,
 	"cmd/spannerfast-bench/internal/workload": 0,
 
 	// 1: built on the leaves.
@@ -37,16 +37,17 @@ var layers = map[string]int{
 	"internal/valuetext":                         1,
 	"internal/params":                            1, // Go arguments to Spanner parameters
 	"internal/connstate":                         1, // the typed property store (dsn)
-	"spannerfasttest":                            1, // the embedded server
 	"cmd/spannerfast-bench/internal/benchserver": 1,
+	"spannerfasttest/internal/infoschema":        1,
 
 	// 2: rows on the decoder; the transport.
 	"rows":               2,
 	"internal/transport": 2,
-	"internal/embedded":  2, // starts spannerfasttest for examples
+	"spannerfasttest":    2, // the embedded server
 
 	// 3: the streaming query engine (rows, wire).
-	"internal/stream": 3,
+	"internal/stream":   3,
+	"internal/embedded": 3, // starts spannerfasttest for examples
 
 	// 4: the transaction engine (transport, stream).
 	"internal/txn": 4,
@@ -65,6 +66,7 @@ var layers = map[string]int{
 	"e2e":                   8,
 	"examples":              8, // every examples/<name>
 	"internal/archtest":     8,
+	"internal/doccheck":     8, // keeps README and docs/ honest
 }
 
 // maxLines is the most lines a package may have outside its tests.
