@@ -5,8 +5,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
-	"reflect"
 
 	"google.golang.org/grpc/status"
 
@@ -398,11 +396,7 @@ func (c *Conn) queryMulti(ctx context.Context, query string, args []driver.Named
 	if err != nil {
 		return nil, err
 	}
-	m := &multiRows{results: r.results, err: r.err}
-	if len(m.results) == 0 { // only semicolons and comments
-		m.results = append(m.results, rows.NoRows())
-	}
-	return m, nil
+	return rows.Sequence(r.results, r.err), nil
 }
 
 // execMulti runs the statements through ExecContext. RowsAffected is the
@@ -425,96 +419,4 @@ func (c *Conn) execMulti(ctx context.Context, query string, args []driver.NamedV
 		res.rowsAffected += n
 	}
 	return res, nil
-}
-
-// multiRows is the result sets of several statements, in order, followed
-// by the error that stopped them, if any.
-type multiRows struct {
-	results []driver.Rows
-	cur     int
-	err     error // the failure after the last result; reported once
-}
-
-var (
-	_ driver.RowsNextResultSet              = (*multiRows)(nil)
-	_ driver.RowsColumnTypeScanType         = (*multiRows)(nil)
-	_ driver.RowsColumnTypeDatabaseTypeName = (*multiRows)(nil)
-	_ driver.RowsColumnTypeNullable         = (*multiRows)(nil)
-)
-
-func (m *multiRows) current() driver.Rows {
-	if m.cur < len(m.results) {
-		return m.results[m.cur]
-	}
-	return rows.NoRows()
-}
-
-func (m *multiRows) Columns() []string              { return m.current().Columns() }
-func (m *multiRows) Next(dest []driver.Value) error { return m.current().Next(dest) }
-
-// HasNextResultSet is true while a result set or the error that stopped
-// the statements is still to come (database/sql closes the rows when it
-// turns false at the end of a result set).
-func (m *multiRows) HasNextResultSet() bool {
-	if r, ok := m.current().(driver.RowsNextResultSet); ok && r.HasNextResultSet() {
-		return true // a statement's own extra result sets (resultsets.go)
-	}
-	return m.cur < len(m.results)-1 || (m.cur < len(m.results) && m.err != nil)
-}
-
-// NextResultSet moves to the next statement's result, closing the current
-// one; after the last it returns the error that stopped the statements,
-// or io.EOF.
-func (m *multiRows) NextResultSet() error {
-	if m.cur >= len(m.results) {
-		return io.EOF
-	}
-	if r, ok := m.current().(driver.RowsNextResultSet); ok && r.HasNextResultSet() {
-		return r.NextResultSet()
-	}
-	closeErr := m.results[m.cur].Close()
-	m.cur++
-	switch {
-	case m.cur < len(m.results):
-		return closeErr
-	case m.err != nil:
-		err := m.err
-		m.err = nil
-		return err
-	}
-	return io.EOF
-}
-
-// Close closes every result not yet closed.
-func (m *multiRows) Close() error {
-	var first error
-	for ; m.cur < len(m.results); m.cur++ {
-		if err := m.results[m.cur].Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-var anyType = reflect.TypeOf((*any)(nil)).Elem()
-
-func (m *multiRows) ColumnTypeScanType(i int) reflect.Type {
-	if r, ok := m.current().(driver.RowsColumnTypeScanType); ok {
-		return r.ColumnTypeScanType(i)
-	}
-	return anyType
-}
-
-func (m *multiRows) ColumnTypeDatabaseTypeName(i int) string {
-	if r, ok := m.current().(driver.RowsColumnTypeDatabaseTypeName); ok {
-		return r.ColumnTypeDatabaseTypeName(i)
-	}
-	return ""
-}
-
-func (m *multiRows) ColumnTypeNullable(i int) (nullable, ok bool) {
-	if r, ok := m.current().(driver.RowsColumnTypeNullable); ok {
-		return r.ColumnTypeNullable(i)
-	}
-	return false, false
 }

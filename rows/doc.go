@@ -16,8 +16,9 @@
 //
 // The other driver.Rows of the driver that need nothing of a connection
 // live here too: Buffered (rows read completely before they are returned),
-// Values and List (results made on the client), and WithResultSets
-// (go-sql-spanner's metadata and statistics result sets around a result).
+// Values and List (results made on the client), WithResultSets
+// (go-sql-spanner's metadata and statistics result sets around a result)
+// and Multi (the results of several statements, one result set each).
 // They are used off the per-row path of an ordinary query; Rows knows none
 // of them.
 //
