@@ -69,8 +69,10 @@ func TestSessionRetryBoundedByTimeouts(t *testing.T) {
 			status.Code(stopped.Last) != codes.Unavailable {
 			t.Fatalf("%s: %v (code %v), want DEADLINE_EXCEEDED after retrying UNAVAILABLE", c.name, err, status.Code(err))
 		}
-		if f.count() < 3 {
-			t.Fatalf("%s: CreateSession called %d times in %v; want retries", c.name, f.count(), elapsed)
+		// Two calls prove a retry. How many fit in 300 ms depends on the
+		// machine's load, so no more is asked for.
+		if f.count() < 2 {
+			t.Fatalf("%s: CreateSession called %d times in %v; want a retry", c.name, f.count(), elapsed)
 		}
 		if elapsed > 10*time.Second {
 			t.Fatalf("%s: took %v, want about 300ms", c.name, elapsed)
