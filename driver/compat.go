@@ -11,8 +11,8 @@ import (
 )
 
 // go-sql-spanner's Go API, with its names and types: code written for it
-// changes only the import path and the driver name. See the README's
-// "Coming from go-sql-spanner".
+// changes only the import path and the driver name. See
+// docs/go-sql-spanner.md.
 
 // ExecOptions is go-sql-spanner's per-statement argument: pass one among a
 // statement's arguments and it applies to that statement only.

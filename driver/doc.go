@@ -22,8 +22,8 @@
 //
 // # go-sql-spanner's Go API
 //
-// The names of go-sql-spanner's package keep their meaning here (README,
-// "Coming from go-sql-spanner"): ExecOptions, RunTransaction and its
+// The names of go-sql-spanner's package keep their meaning here (see
+// docs/go-sql-spanner.md): ExecOptions, RunTransaction and its
 // variants (a panic in the function rolls back, frees the connection and
 // comes back as a *PanicError), Begin*Transaction, ExecuteBatchDml,
 // SpannerNamedArg, PropertyValues, SpannerConn with its property setters

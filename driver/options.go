@@ -12,6 +12,6 @@ type QueryOptions = stmtopts.QueryOptions
 //	rows, err := db.QueryContext(ctx, "SELECT Name FROM Singers", driver.RawDecode(true))
 //
 // In raw mode STRING and BYTES values alias the receive buffer and every
-// value is valid only until the next call to Next or Close (see the README's
-// "Raw decode" section for which Scan targets copy).
+// value is valid only until the next call to Next or Close (see
+// docs/raw-decode.md for which Scan targets copy).
 func RawDecode(on bool) QueryOptions { return QueryOptions{RawDecode: &on} }

@@ -11,8 +11,7 @@ import (
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
 
-// Partitioned queries (see the README's "Partitioned queries and Data
-// Boost" section and package conn).
+// Partitioned queries (see docs/partitioned.md and package conn).
 
 // PartitionedQuery is a query partitioned in a batch read-only transaction:
 // scan the one row of a query run with PartitionQuery() into it, then read

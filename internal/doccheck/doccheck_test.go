@@ -126,12 +126,6 @@ var (
 	fileRE = regexp.MustCompile(`^[\w./*-]+\.go$`)
 )
 
-// generated are pages another tool writes (docs/properties.md comes from the
-// property declarations and a test keeps it equal to them). Until it exists,
-// a link to it is reported in the log instead of failing; once it exists it
-// is checked like any page.
-var generated = map[string]bool{"docs/properties.md": true}
-
 // TestLinksResolve: every relative link points to a file of the repository
 // and, with a fragment into a Markdown page, to one of its headings.
 func TestLinksResolve(t *testing.T) {
@@ -163,10 +157,6 @@ func TestLinksResolve(t *testing.T) {
 						continue
 					}
 					if _, err := os.Stat(dest); err != nil {
-						if rel, _ := filepath.Rel(root, dest); generated[filepath.ToSlash(rel)] {
-							t.Logf("%s:%d: link %q: not generated yet", name, p.lineNo[i], target)
-							continue
-						}
 						t.Errorf("%s:%d: link %q: no such file", name, p.lineNo[i], target)
 						continue
 					}

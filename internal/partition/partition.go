@@ -51,7 +51,7 @@ func (p *Partition) DataBoost() bool { return p.req.GetDataBoostEnabled() }
 //
 // A later version gets a new version byte; decoders refuse versions they
 // do not know. The session and transaction id inside are live server state:
-// see "Lifetime" in the README.
+// see "Lifetime" in docs/partitioned.md.
 const (
 	partitionMagic   = "sfpt"
 	partitionVersion = 1

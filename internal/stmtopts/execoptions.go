@@ -74,8 +74,8 @@ type ExecutePartition struct {
 	Index            int
 }
 
-// ExecOptions is go-sql-spanner's per-statement argument. See the README's
-// "Coming from go-sql-spanner" for what each field does here.
+// ExecOptions is go-sql-spanner's per-statement argument. See
+// docs/go-sql-spanner.md for what each field does here.
 type ExecOptions struct {
 	DecodeOption         DecodeOption
 	DecodeToNativeArrays bool
