@@ -4,9 +4,6 @@ import (
 	"context"
 	"database/sql/driver"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -33,28 +30,12 @@ import (
 // All but SHOW return driver.ResultNoRows from ExecContext and no rows from
 // QueryContext.
 
-// execClientStatement runs the client-side statements other than SHOW.
-func (c *Conn) execClientStatement(ctx context.Context, st statement) (driver.Result, error) {
-	var err error
-	switch st.kind {
-	case kindClientSet:
-		err = c.set(st)
-	case kindClientReset:
-		err = c.reset(st.client.Name)
-	case kindClientBegin:
-		err = c.beginStatement(ctx, st)
-	case kindClientCommit, kindClientRollback:
-		err = c.endStatement(ctx, st)
-	case kindBatchStart, kindBatchRun, kindBatchAbort:
-		// RUN BATCH returns the batch's counts.
-		return c.execBatchStatement(ctx, st)
-	default:
-		return nil, status.Errorf(codes.InvalidArgument, "spannerfast: %s does not change anything; use QueryContext", st.keyword)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return driver.ResultNoRows, nil
+// resetStatement runs RESET name.
+func (c *Conn) resetStatement(st statement) error { return c.reset(st.client.Name) }
+
+// showStatement runs SHOW [VARIABLE] name (see showVariable).
+func (c *Conn) showStatement(_ context.Context, st statement, _ []driver.NamedValue, _ QueryOptions) (driver.Rows, error) {
+	return c.showVariable(st)
 }
 
 // set runs SET, SET LOCAL and SET TRANSACTION.

@@ -158,22 +158,16 @@ func (c *Conn) queryParsed(ctx context.Context, st statement, query string, args
 
 // queryOne is query for one statement.
 func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []driver.NamedValue, opts QueryOptions) (driver.Rows, error) {
+	if opts.Partition != nil {
+		// A partition carries its statement: the text is not run.
+		c.takeStatementTag()
+		return c.runPartition(ctx, opts.Partition, opts)
+	}
+	if r, ok := clientRouteOf(st); ok {
+		return c.queryClient(ctx, r, st, args, opts)
+	}
 	if r, ok, err := c.queryPartitioned(ctx, st, args, opts); ok {
 		return r, err
-	}
-	switch {
-	case st.kind == kindClientShow:
-		return c.showVariable(st)
-	case st.kind >= kindClientSet:
-		res, err := c.execClientStatement(ctx, st)
-		if err != nil {
-			return nil, err
-		}
-		if r, ok := res.(*Result); ok && r.operationID != "" {
-			// RUN BATCH of DDL in ASYNC / ASYNC_WAIT mode: the operation.
-			return rows.OneRow([]string{"OPERATION_ID"}, r.operationID), nil
-		}
-		return rows.NoRows(), nil
 	}
 	// Taken before anything can fail: a one-shot statement_tag belongs to
 	// this statement whether or not it gets sent.
@@ -377,12 +371,8 @@ func (c *Conn) execParsed(ctx context.Context, st statement, query string, args 
 	if st.multi {
 		return c.execMulti(ctx, query, args)
 	}
-	switch {
-	case st.kind == kindClientShow, isPartitionStatement(st):
-		return nil, status.Errorf(codes.InvalidArgument,
-			"spannerfast: %s returns rows: run it with QueryContext", st.keyword)
-	case st.kind >= kindClientSet:
-		return c.execClientStatement(ctx, st)
+	if r, ok := clientRouteOf(st); ok {
+		return c.execClient(ctx, r, st)
 	}
 	tag := c.takeStatementTag()
 	switch st.kind {

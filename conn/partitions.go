@@ -131,31 +131,12 @@ func (c *Conn) batchFor(ctx context.Context, what string) (*txn, error) {
 	return c.newBatchTxn(ctx, nil)
 }
 
-// isPartitionStatement reports PARTITION, RUN PARTITION and RUN
-// PARTITIONED QUERY.
-func isPartitionStatement(st statement) bool {
-	if st.kind == kindPartition {
-		return true
-	}
-	if st.kind != kindBatchRun {
-		return false
-	}
-	cmd := st.client.Command
-	return cmd == sqlparse.CmdRunPartition || cmd == sqlparse.CmdRunPartitionedQuery
-}
-
-// queryPartitioned runs the statement if it is a partitioned one (ok
-// true): a partition statement, or a query with partitioned options or
-// under auto_partition_mode.
+// queryPartitioned runs a query partitioned (ok true) when its options or
+// auto_partition_mode say so. The partition statements (PARTITION, RUN
+// PARTITION, RUN PARTITIONED QUERY) are routed as client-side statements
+// (router.go) to partitionStatement and runStatement.
 func (c *Conn) queryPartitioned(ctx context.Context, st statement, args []driver.NamedValue, opts QueryOptions) (r driver.Rows, ok bool, err error) {
 	switch {
-	case opts.Partition != nil:
-		c.takeStatementTag()
-		r, err = c.runPartition(ctx, opts.Partition, opts)
-	case st.kind == kindPartition:
-		r, err = c.partitionStatement(ctx, st, args, opts)
-	case isPartitionStatement(st):
-		r, err = c.runStatement(ctx, st, args, opts)
 	case st.kind == kindQuery && opts.PartitionQuery:
 		r, err = c.partitionOnly(ctx, st, args, opts)
 	case st.kind == kindQuery && c.autoPartition(opts):

@@ -24,19 +24,6 @@ const (
 	kindPartition                           // PARTITION <query> (partitions.go)
 )
 
-// clientKinds maps a client-side statement's command to its kind. The
-// dialect's keywords and the statements' grammar are in internal/sqlparse.
-var clientKinds = [...]statementKind{
-	sqlparse.CmdSet: kindClientSet, sqlparse.CmdSetLocal: kindClientSet, sqlparse.CmdSetTransaction: kindClientSet,
-	sqlparse.CmdShow: kindClientShow, sqlparse.CmdReset: kindClientReset,
-	sqlparse.CmdBegin: kindClientBegin, sqlparse.CmdCommit: kindClientCommit, sqlparse.CmdRollback: kindClientRollback,
-	sqlparse.CmdStartBatch: kindBatchStart, sqlparse.CmdAbortBatch: kindBatchAbort,
-	// RUN PARTITION and RUN PARTITIONED QUERY are RUN statements too;
-	// partitions.go answers them (isPartitionStatement).
-	sqlparse.CmdRunBatch: kindBatchRun, sqlparse.CmdRunPartition: kindBatchRun, sqlparse.CmdRunPartitionedQuery: kindBatchRun,
-	sqlparse.CmdPartition: kindPartition,
-}
-
 // statement is a parsed SQL text: what the router and the executors read.
 // Nothing reads its text again (internal/sqlparse parsed it once).
 type statement struct {
@@ -79,7 +66,7 @@ func toStatement(p sqlparse.Statement) statement {
 		// Without a form (a string of several statements, or a parse
 		// error) nothing routes on the kind.
 		if p.Client != nil {
-			st.kind = clientKinds[p.Client.Command]
+			st.kind = clientRoutes[p.Client.Command].kind
 		}
 	default:
 		st.kind = kindQuery
