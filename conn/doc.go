@@ -7,7 +7,9 @@
 // A Conn is one database/sql connection; database/sql uses it from one
 // goroutine at a time. Every statement is parsed once per connector
 // (internal/sqlparse, cached) and dispatched by kind: client-side
-// statements (clientstmt.go), DDL (ddl.go), batches (batch.go), partitioned
+// statements through one table of commands and their executors
+// (router.go: SET and SHOW in clientstmt.go, BEGIN, COMMIT and ROLLBACK in
+// clientstmt_txn.go), DDL (ddl.go), batches (batch.go), partitioned
 // reads (partitions.go), and queries and DML, which run in the open
 // transaction (txn.go, txn_exec.go) or, outside one, as a single-use
 // read-only query or autocommit DML in a read-write transaction of its own
