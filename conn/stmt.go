@@ -5,7 +5,6 @@ import (
 	"database/sql/driver"
 
 	"github.com/spannerfast/spannerfast/internal/params"
-	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
 
@@ -32,9 +31,11 @@ func (s *stmt) Close() error { return nil }
 // parameters cannot be parsed answers -1 and fails when it runs.
 func (s *stmt) NumInput() int {
 	if s.numInput == 0 {
-		p, err := sqlparse.Parse(s.query)
-		s.numInput = len(p.Params) + 1
-		if err != nil || p.Multi {
+		// Through the connector's cache: the parse is the one the
+		// statement runs with (same dialect), and it is kept for then.
+		st, err := s.conn.parse(s.query)
+		s.numInput = len(st.params) + 1
+		if err != nil || st.multi {
 			// Several statements share the arguments (multistatement.go):
 			// no one count applies, so database/sql does not check it.
 			s.numInput = 0
