@@ -216,3 +216,50 @@ func TestAllocsWideColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocsPostgreSQLMatchesGoogleSQL: a PostgreSQL-annotated column costs
+// what its GoogleSQL counterpart costs, in both modes: PG_JSONB what JSON
+// does (one allocation holds the PGJsonB with the document's first block),
+// PG_OID what INT64 does, PG_NUMERIC what NUMERIC as text does (both are
+// the decimal text), and their arrays what go-sql-spanner's counterparts
+// do (ARRAY<NUMERIC> is []spanner.NullNumeric whatever the options).
+func TestAllocsPostgreSQLMatchesGoogleSQL(t *testing.T) {
+	asText := decode.Options{NumericAsString: true}
+	for _, c := range []struct {
+		pg, gsql *spannerpb.Type
+		o        decode.Options // of the GoogleSQL column
+		in       *structpb.Value
+	}{
+		{tPGJSONB, tJSON, decode.Options{}, str(`{"a":1,"b":"xy"}`)},
+		{tPGJSONB, tJSON, decode.Options{}, str(`{"active":false,"id":12345,"name":"abcdefgh"}`)},
+		{tPGJSONB, tJSON, decode.Options{}, str(`{"active":true,"id":98765,"name":"abcdefgh","tags":["one","two","three"],"score":12.5}`)},
+		{tPGJSONB, tJSON, decode.Options{}, str(`[1,2,3]`)},
+		{tPGJSONB, tJSON, decode.Options{}, null()},
+		{tPGOID, tInt64, decode.Options{}, str("4294967295")},
+		{tPGOID, tInt64, decode.Options{}, null()},
+		{tPGNumeric, tNumeric, asText, str("12345.678901")},
+		{tPGNumeric, tNumeric, asText, str("NaN")},
+		{tPGNumeric, tNumeric, asText, null()},
+		{arrayOf(tPGOID), arrayOf(tInt64), decode.Options{}, list(str("1"), null(), str("333"))},
+		{arrayOf(tPGJSONB), arrayOf(tJSON), decode.Options{}, list(str(`{"k":1}`), null())},
+		{arrayOf(tPGNumeric), arrayOf(tNumeric), decode.Options{}, list(str("1.5"), null(), str("-2"))},
+	} {
+		for _, raw := range []bool{false, true} {
+			allocs := func(typ *spannerpb.Type, o decode.Options) float64 {
+				o.Raw = raw
+				d := decode.NewRowDecoder(mustPlan(t, o, fld("c", typ)), false)
+				row := encRow(c.in)
+				dest := make([]driver.Value, 1)
+				return testing.AllocsPerRun(200, func() {
+					if err := d.Decode(row, dest); err != nil {
+						t.Fatal(err)
+					}
+				})
+			}
+			pg, gsql := allocs(c.pg, decode.Options{}), allocs(c.gsql, c.o)
+			if pg != gsql {
+				t.Errorf("%s %s raw=%v: %v allocations, %s %v", decode.TypeName(c.pg), pbCanon(c.in), raw, pg, decode.TypeName(c.gsql), gsql)
+			}
+		}
+	}
+}

@@ -59,6 +59,7 @@ var (
 	tEnum      = &spannerpb.Type{Code: spannerpb.TypeCode_ENUM, ProtoTypeFqn: "examples.music.Genre"}
 	tPGNumeric = &spannerpb.Type{Code: spannerpb.TypeCode_NUMERIC, TypeAnnotation: spannerpb.TypeAnnotationCode_PG_NUMERIC}
 	tPGJSONB   = &spannerpb.Type{Code: spannerpb.TypeCode_JSON, TypeAnnotation: spannerpb.TypeAnnotationCode_PG_JSONB}
+	tPGOID     = &spannerpb.Type{Code: spannerpb.TypeCode_INT64, TypeAnnotation: spannerpb.TypeAnnotationCode_PG_OID}
 	tStruct    = structOf(fld("id", tInt64), fld("name", tString), fld("scores", arrayOf(tFloat64)))
 )
 
@@ -68,11 +69,17 @@ var scalarTypes = []*spannerpb.Type{
 	tNumeric, tJSON, tInterval, tUUID, tProto, tEnum,
 }
 
-// allTypes is every column type the decoder supports: the scalars, an array
-// of each, a STRUCT and an ARRAY<STRUCT>.
+// pgTypes are the types whose annotation a PostgreSQL-dialect database
+// adds (its other types are the GoogleSQL ones).
+var pgTypes = []*spannerpb.Type{tPGNumeric, tPGJSONB, tPGOID}
+
+// allTypes is every column type the decoder supports: the scalars, the
+// PostgreSQL-annotated ones, an array of each, a STRUCT and an
+// ARRAY<STRUCT>.
 var allTypes = func() []*spannerpb.Type {
-	ts := append([]*spannerpb.Type(nil), scalarTypes...)
-	for _, t := range scalarTypes {
+	scalars := append(append([]*spannerpb.Type(nil), scalarTypes...), pgTypes...)
+	ts := append([]*spannerpb.Type(nil), scalars...)
+	for _, t := range scalars {
 		ts = append(ts, arrayOf(t))
 	}
 	return append(ts, tStruct, arrayOf(tStruct))

@@ -243,13 +243,13 @@ func decodeNumericString(v Value, a *arena) (driver.Value, error) {
 }
 
 // jsonColumn is a JSON column's value and the first block of its
-// document's memory in one allocation: the boxed NullJSON, its numbers and
-// short strings. Only the NullJSON holds typed pointers; the block holds
-// plain words (see jsonParser). B is the block: one of three sizes, each
-// filling a size class with the NullJSON (64, 128 and 256 bytes), chosen
-// by the document's length.
-type jsonColumn[B any] struct {
-	j   spanner.NullJSON
+// document's memory in one allocation: the boxed NullJSON (PGJsonB for
+// PG_JSONB, the same size), its numbers and short strings. Only J holds
+// typed pointers; the block holds plain words (see jsonParser). B is the
+// block: one of three sizes, each filling a size class with J (64, 128 and
+// 256 bytes), chosen by the document's length.
+type jsonColumn[J spanner.NullJSON | spanner.PGJsonB, B any] struct {
+	j   J
 	blk B
 }
 
@@ -267,33 +267,58 @@ func jsonBlockFor(n int) int {
 	return 29
 }
 
-var nullJSONType = typeWord(spanner.NullJSON{})
+var (
+	nullJSONType = typeWord(spanner.NullJSON{})
+	pgJSONBType  = typeWord(spanner.PGJsonB{})
+)
 
 func decodeJSON(v Value, _ *arena) (driver.Value, error) {
 	if v.Kind == KindNull {
 		return nullJSON, nil
 	}
+	return decodeJSONAs[spanner.NullJSON](v)
+}
+
+// decodePGJSONB is decodeJSON for a PG_JSONB column: go-sql-spanner's
+// spanner.PGJsonB (NULL is PGJsonB{}), in the same allocations.
+func decodePGJSONB(v Value, _ *arena) (driver.Value, error) {
+	if v.Kind == KindNull {
+		return nullPGJSONB, nil
+	}
+	return decodeJSONAs[spanner.PGJsonB](v)
+}
+
+var nullPGJSONB driver.Value = spanner.PGJsonB{}
+
+func decodeJSONAs[J spanner.NullJSON | spanner.PGJsonB](v Value) (driver.Value, error) {
 	if v.Kind != KindString {
 		_, err := parseJSONIn(v, nil)
 		return nil, err
 	}
 	switch jsonBlockFor(len(v.Bytes)) {
 	case 5:
-		return parseJSONInto(new(jsonColumn[[5]uint64]), v)
+		return parseJSONInto(new(jsonColumn[J, [5]uint64]), v)
 	case 13:
-		return parseJSONInto(new(jsonColumn[[13]uint64]), v)
+		return parseJSONInto(new(jsonColumn[J, [13]uint64]), v)
 	}
-	return parseJSONInto(new(jsonColumn[[29]uint64]), v)
+	return parseJSONInto(new(jsonColumn[J, [29]uint64]), v)
 }
 
-func parseJSONInto[B any](c *jsonColumn[B], v Value) (driver.Value, error) {
+func parseJSONInto[J spanner.NullJSON | spanner.PGJsonB, B any](c *jsonColumn[J, B], v Value) (driver.Value, error) {
 	blk := unsafe.Slice((*byte)(unsafe.Pointer(&c.blk)), unsafe.Sizeof(c.blk))
 	j, err := parseJSONIn(v, blk)
 	if err != nil {
 		return nil, err
 	}
-	c.j = j
-	return box(nullJSONType, unsafe.Pointer(&c.j)), nil
+	typ := nullJSONType
+	switch p := any(&c.j).(type) {
+	case *spanner.NullJSON:
+		*p = j
+	case *spanner.PGJsonB:
+		*p = spanner.PGJsonB{Value: j.Value, Valid: j.Valid}
+		typ = pgJSONBType
+	}
+	return box(typ, unsafe.Pointer(&c.j)), nil
 }
 
 func decodeInterval(v Value, _ *arena) (driver.Value, error) {
@@ -305,17 +330,4 @@ func decodeInterval(v Value, _ *arena) (driver.Value, error) {
 		return nil, err
 	}
 	return iv, nil
-}
-
-var nullPGJSONB driver.Value = spanner.PGJsonB{}
-
-func decodePGJSONB(v Value, _ *arena) (driver.Value, error) {
-	if v.Kind == KindNull {
-		return nullPGJSONB, nil
-	}
-	j, err := parsePGJSONB(v)
-	if err != nil {
-		return nil, err
-	}
-	return j, nil
 }

@@ -279,8 +279,30 @@ var arrayCases = []valueCase{
 	{name: "native string null", typ: arrayOf(tString), in: null(), want: []string(nil), opts: native},
 }
 
+// pgCases: the types a PostgreSQL-dialect database annotates, as
+// go-sql-spanner returns them. PG_NUMERIC is its text (NaN included)
+// whatever decode_numeric_to_string says, PG_JSONB is spanner.PGJsonB
+// (NULL too), PG_OID is INT64; arrays are []spanner.PGNumeric,
+// []spanner.PGJsonB (neither has a native form) and INT64's.
+var pgCases = []valueCase{
+	{name: "pg numeric big", typ: tPGNumeric, in: str("-123456789012345678901234567890.123456789"), want: "-123456789012345678901234567890.123456789"},
+	{name: "pg numeric NaN native", typ: tPGNumeric, in: str("NaN"), want: "NaN", opts: native},
+	{name: "pg jsonb object", typ: tPGJSONB, in: str(`{"a":[1,"x",null],"b":true}`), want: spanner.PGJsonB{Value: map[string]any{"a": []any{1.0, "x", nil}, "b": true}, Valid: true}},
+	{name: "pg jsonb long", typ: tPGJSONB, in: str(`{"active":true,"id":98765,"name":"abcdefgh","tags":["one","two","three"],"score":12.5}`), want: spanner.PGJsonB{Value: map[string]any{"active": true, "id": 98765.0, "name": "abcdefgh", "tags": []any{"one", "two", "three"}, "score": 12.5}, Valid: true}},
+	{name: "pg jsonb json null", typ: tPGJSONB, in: str(`null`), want: spanner.PGJsonB{Value: nil, Valid: true}},
+	{name: "pg oid", typ: tPGOID, in: str("4294967295"), want: int64(4294967295)},
+	{name: "pg oid null", typ: tPGOID, in: null(), want: nil},
+	{name: "array pg oid", typ: arrayOf(tPGOID), in: list(str("16"), null()), want: []spanner.NullInt64{{Int64: 16, Valid: true}, {}}},
+	{name: "native pg oid", typ: arrayOf(tPGOID), in: list(str("16"), str("23")), want: []int64{16, 23}, opts: native},
+	{name: "array pg numeric null", typ: arrayOf(tPGNumeric), in: null(), want: []spanner.PGNumeric(nil)},
+	{name: "array pg numeric as string", typ: arrayOf(tPGNumeric), in: list(str("NaN")), want: []spanner.PGNumeric{{Numeric: "NaN", Valid: true}}, opts: decode.Options{NumericAsString: true}},
+	{name: "array pg jsonb null", typ: arrayOf(tPGJSONB), in: null(), want: []spanner.PGJsonB(nil)},
+	{name: "native pg jsonb stays PGJsonB", typ: arrayOf(tPGJSONB), in: list(str(`"s"`), null()), want: []spanner.PGJsonB{{Value: "s", Valid: true}, {}}, opts: native},
+}
+
 func allValueCases() []valueCase {
 	cs := append([]valueCase(nil), scalarCases...)
+	cs = append(cs, pgCases...)
 	cs = append(cs, timestampFractionCases...)
 	return append(cs, arrayCases...)
 }

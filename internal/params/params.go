@@ -94,6 +94,10 @@ var directTypes = typeSet(
 	civil.Date{}, []civil.Date(nil), (*civil.Date)(nil), []*civil.Date(nil), spanner.NullDate{}, []spanner.NullDate(nil),
 	uuid.UUID{}, []uuid.UUID(nil), (*uuid.UUID)(nil), []*uuid.UUID(nil), spanner.NullUUID{}, []spanner.NullUUID(nil),
 	spanner.NullJSON{}, []spanner.NullJSON(nil), spanner.GenericColumnValue{},
+	// PostgreSQL's NUMERIC and JSONB: sent as themselves, so that the
+	// official encoder types them NUMERIC/PG_NUMERIC and JSON/PG_JSONB
+	// (PGNumeric's Valuer would make an untyped string of it).
+	spanner.PGNumeric{}, []spanner.PGNumeric(nil), spanner.PGJsonB{}, []spanner.PGJsonB(nil),
 	sql.NullString{}, sql.NullInt64{}, sql.NullInt32{}, sql.NullBool{}, sql.NullFloat64{}, sql.NullTime{},
 )
 
