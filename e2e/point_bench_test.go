@@ -38,20 +38,27 @@ func pointResult() *fakespanner.Result {
 // -memprofile and look at the client's stacks (conn, rows, grpc's client
 // transport).
 func BenchmarkPointQuery(b *testing.B) {
-	s := fakespanner.Start(b)
-	s.SetRecording(false)
-	s.AddResult(pointQuery, pointResult())
 	ctx := context.Background()
-	c, err := openFake(b, s).Conn(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
+	c := pointConn(b)
 	var dest pointRow
 	b.ReportAllocs()
 	for b.Loop() {
 		dest.read(b, ctx, c)
 	}
+}
+
+// pointConn is a connection to a fake server that answers pointQuery and
+// records nothing (so that its allocations stay flat).
+func pointConn(b *testing.B) *sql.Conn {
+	s := fakespanner.Start(b)
+	s.SetRecording(false)
+	s.AddResult(pointQuery, pointResult())
+	c, err := openFake(b, s).Conn(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	return c
 }
 
 // pointRow holds the scan targets of pointQuery, made once so that reading
@@ -63,8 +70,11 @@ type pointRow struct {
 	active      bool
 }
 
-// read runs pointQuery on c and scans its row into p.
-func (p *pointRow) read(tb testing.TB, ctx context.Context, c *sql.Conn) {
+// read runs pointQuery on c (a connection or a transaction) and scans its
+// row into p.
+func (p *pointRow) read(tb testing.TB, ctx context.Context, c interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) {
 	rows, err := c.QueryContext(ctx, pointQuery)
 	if err != nil {
 		tb.Fatal(err)
@@ -89,15 +99,8 @@ func BenchmarkPointQueryInTxn(b *testing.B) {
 			name = "ReadOnly"
 		}
 		b.Run(name, func(b *testing.B) {
-			s := fakespanner.Start(b)
-			s.SetRecording(false)
-			s.AddResult(pointQuery, pointResult())
 			ctx := context.Background()
-			c, err := openFake(b, s).Conn(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
+			c := pointConn(b)
 			var dest pointRow
 			b.ReportAllocs()
 			for b.Loop() {
@@ -105,18 +108,7 @@ func BenchmarkPointQueryInTxn(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				rows, err := tx.QueryContext(ctx, pointQuery)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for rows.Next() {
-					if err := rows.Scan(&dest.id, &dest.first, &dest.last, &dest.rating, &dest.active); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if err := rows.Close(); err != nil {
-					b.Fatal(err)
-				}
+				dest.read(b, ctx, tx)
 				if err := tx.Commit(); err != nil {
 					b.Fatal(err)
 				}
