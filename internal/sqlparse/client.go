@@ -83,38 +83,56 @@ const (
 
 // parseClient reads the client-side statement st (classified, scanned and
 // not Multi) with the grammar its keyword picked.
-func parseClient(st *Statement, form clientForm) {
+func parseClient(d *dialect, st *Statement, form clientForm) {
 	c := &ClientStatement{}
 	var err error
 	switch form {
 	case formSet:
-		err = c.parseSet(st.rest)
+		err = c.parseSet(d, st.rest)
 	case formShow:
 		err = c.parseShow(st.rest)
 	case formReset:
 		c.Command, c.Name = CmdReset, variableName(st.rest)
 	case formBegin:
 		c.Command = CmdBegin
-		err = c.parseBegin(st.rest)
+		err = c.parseBegin(d, st.Keyword, st.rest)
 	case formEnd:
-		err = c.parseEnd(st.Keyword, st.rest)
+		err = c.parseEnd(d, st.Keyword, st.rest)
 	case formBatch:
-		err = c.parseBatch(st.Keyword, st.rest, st.SQL)
+		err = c.parseBatch(d, st.Keyword, st.rest, st.SQL)
 	case formPartition:
 		c.Command = CmdPartition
-		c.Query, err = innerQuery("PARTITION", st.rest)
+		c.Query, err = innerQuery(d, "PARTITION", st.rest)
+	case formStart:
+		// PostgreSQL: START, START TRANSACTION and START WORK begin a
+		// transaction; anything else is read as START BATCH.
+		if w, _ := firstWord(st.rest); w == "" || w == "TRANSACTION" || w == "WORK" {
+			c.Command = CmdBegin
+			err = c.parseBegin(d, st.Keyword, st.rest)
+		} else {
+			err = c.parseBatch(d, st.Keyword, st.rest, st.SQL)
+		}
+	case formAbort:
+		// PostgreSQL: ABORT [TRANSACTION | WORK] is ROLLBACK; ABORT BATCH
+		// aborts a batch, as in GoogleSQL.
+		if w, _ := firstWord(st.rest); w == "BATCH" {
+			err = c.parseBatch(d, st.Keyword, st.rest, st.SQL)
+		} else {
+			err = c.parseEnd(d, st.Keyword, st.rest)
+		}
 	}
 	st.Client, st.Invalid = c, err
 }
 
 // parseSet reads SET TRANSACTION option[, ...], SET LOCAL name = value and
-// SET name = value.
-func (c *ClientStatement) parseSet(rest string) error {
+// SET name = value. PostgreSQL adds SET SESSION name (the same as SET name)
+// and TO for =.
+func (c *ClientStatement) parseSet(d *dialect, rest string) error {
 	w, after := firstWord(rest)
 	switch w {
 	case "TRANSACTION":
 		c.Command = CmdSetTransaction
-		ws, err := words(after)
+		ws, err := words(d, after)
 		if err != nil {
 			return err
 		}
@@ -125,15 +143,22 @@ func (c *ClientStatement) parseSet(rest string) error {
 		return err
 	case "LOCAL":
 		c.Command, c.Text = CmdSetLocal, strings.TrimSpace(after)
-		return c.parseAssignment(after)
+		return c.parseAssignment(d, after)
+	case "SESSION":
+		if d.pg {
+			rest = strings.TrimSpace(after)
+		}
 	}
 	c.Command, c.Text = CmdSet, rest
-	return c.parseAssignment(rest)
+	return c.parseAssignment(d, rest)
 }
 
 // parseAssignment reads "name = value" (the value quoted or bare, or the
-// keyword DEFAULT).
-func (c *ClientStatement) parseAssignment(text string) error {
+// keyword DEFAULT); PostgreSQL also "name TO value".
+func (c *ClientStatement) parseAssignment(d *dialect, text string) error {
+	if d.pg {
+		return c.parseAssignmentPG(text)
+	}
 	name, value, ok := strings.Cut(text, "=")
 	if !ok {
 		return status.Errorf(codes.InvalidArgument, "spannerfast: SET needs the form SET name = value, got %q", "SET "+text)
@@ -141,6 +166,35 @@ func (c *ClientStatement) parseAssignment(text string) error {
 	c.Name, c.Value = variableName(name), unquote(strings.TrimSpace(value))
 	// go-sql-spanner's SET name = DEFAULT: the DSN's value, as RESET.
 	c.Default = strings.EqualFold(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), ";")), "DEFAULT")
+	return nil
+}
+
+// parseAssignmentPG reads PostgreSQL's "name {= | TO} value": the name is
+// a word, possibly dotted (spanner.name); a quoted value has ” for a quote.
+func (c *ClientStatement) parseAssignmentPG(text string) error {
+	t := strings.TrimSpace(text)
+	n := 0
+	for n < len(t) && (isIdentPart(t[n]) || t[n] == '.' || t[n] == '$' || t[n] >= 0x80) {
+		n++
+	}
+	name, value := t[:n], strings.TrimSpace(t[n:])
+	switch w, after := firstWord(value); {
+	case strings.HasPrefix(value, "="):
+		value = value[1:]
+	case w == "TO":
+		value = after
+	default:
+		name = ""
+	}
+	if name == "" {
+		return status.Errorf(codes.InvalidArgument, "spannerfast: SET needs the form SET name {= | TO} value, got %q", "SET "+text)
+	}
+	v := strings.TrimSpace(value)
+	c.Name, c.Value = variableName(name), unquote(v)
+	if len(v) >= 2 && v[0] == '\'' && c.Value != v {
+		c.Value = strings.ReplaceAll(c.Value, "''", "'")
+	}
+	c.Default = strings.EqualFold(strings.TrimSpace(strings.TrimSuffix(v, ";")), "DEFAULT")
 	return nil
 }
 
@@ -160,23 +214,25 @@ func (c *ClientStatement) parseShow(rest string) error {
 	return nil
 }
 
-// parseBegin reads BEGIN's [TRANSACTION] [option[, ...]].
-func (c *ClientStatement) parseBegin(rest string) error {
-	ws, err := wordsAfterTransaction(rest)
+// parseBegin reads BEGIN's [TRANSACTION] [option[, ...]] (PostgreSQL:
+// BEGIN or START, then [TRANSACTION | WORK]).
+func (c *ClientStatement) parseBegin(d *dialect, keyword, rest string) error {
+	ws, err := wordsAfterTransaction(d, rest)
 	if err != nil {
 		return err
 	}
-	c.Txn, err = parseTxnOptions("BEGIN", ws)
+	c.Txn, err = parseTxnOptions(keyword, ws)
 	return err
 }
 
-// parseEnd reads COMMIT or ROLLBACK [TRANSACTION].
-func (c *ClientStatement) parseEnd(keyword, rest string) error {
+// parseEnd reads COMMIT or ROLLBACK [TRANSACTION] (PostgreSQL: COMMIT or
+// END, ROLLBACK or ABORT, then [TRANSACTION | WORK]).
+func (c *ClientStatement) parseEnd(d *dialect, keyword, rest string) error {
 	c.Command = CmdCommit
-	if keyword == "ROLLBACK" {
+	if keyword == "ROLLBACK" || keyword == "ABORT" {
 		c.Command = CmdRollback
 	}
-	ws, err := wordsAfterTransaction(rest)
+	ws, err := wordsAfterTransaction(d, rest)
 	if err == nil && len(ws) > 0 && !(len(ws) == 1 && ws[0] == ";") {
 		err = status.Errorf(codes.InvalidArgument, "spannerfast: %s: unexpected %q", keyword, strings.Join(ws, " "))
 	}
@@ -185,7 +241,7 @@ func (c *ClientStatement) parseEnd(keyword, rest string) error {
 
 // parseBatch reads START BATCH {DDL | DML}, RUN BATCH and ABORT BATCH, and
 // the partition statements that start with RUN.
-func (c *ClientStatement) parseBatch(keyword, rest, sql string) error {
+func (c *ClientStatement) parseBatch(d *dialect, keyword, rest, sql string) error {
 	switch keyword {
 	case "START":
 		c.Command = CmdStartBatch
@@ -202,13 +258,13 @@ func (c *ClientStatement) parseBatch(keyword, rest, sql string) error {
 			c.Command = CmdRunPartitionedQuery
 			if w2, query := firstWord(after); w2 == "QUERY" {
 				var err error
-				c.Query, err = innerQuery("RUN PARTITIONED QUERY", query)
+				c.Query, err = innerQuery(d, "RUN PARTITIONED QUERY", query)
 				return err
 			}
 			return status.Errorf(codes.InvalidArgument, "spannerfast: want RUN PARTITIONED QUERY <query> or RUN PARTITION '<id>', got %q", "RUN "+rest)
 		}
 	}
-	ws, err := words(rest)
+	ws, err := words(d, rest)
 	if err != nil {
 		return err
 	}
@@ -236,8 +292,8 @@ func (c *ClientStatement) parseBatch(keyword, rest, sql string) error {
 
 // innerQuery parses the query of a partition statement, which must be a
 // query.
-func innerQuery(what, text string) (*Statement, error) {
-	q, err := parse(strings.TrimSpace(text), false)
+func innerQuery(d *dialect, what, text string) (*Statement, error) {
+	q, err := parse(d, strings.TrimSpace(text), false)
 	if err == nil && q.Kind != Query {
 		err = status.Errorf(codes.InvalidArgument, "spannerfast: %s needs a query, got a %s statement", what, q.Keyword)
 	}
@@ -297,11 +353,11 @@ func hasWords(ws []string, want ...string) bool {
 
 // parseDatabaseOp marks CREATE DATABASE and DROP DATABASE, and reads the
 // name DROP DATABASE drops.
-func parseDatabaseOp(st *Statement) {
+func parseDatabaseOp(d *dialect, st *Statement) {
 	if st.Keyword != "CREATE" && st.Keyword != "DROP" {
 		return
 	}
-	ws, _ := words(st.rest)
+	ws, _ := words(d, st.rest)
 	if len(ws) == 0 || ws[0] != "DATABASE" {
 		return
 	}
@@ -320,10 +376,10 @@ func databaseName(ws []string) (string, error) {
 	if n := len(ws); n > 0 && ws[n-1] == ";" {
 		ws = ws[:n-1]
 	}
-	// A `quoted` name is one word, a plain one may have been split at its
-	// hyphens.
-	if len(ws) == 2 && strings.HasPrefix(ws[1], "`") {
-		return strings.Trim(ws[1], "`"), nil
+	// A `quoted` (PostgreSQL: "quoted") name is one word, a plain one may
+	// have been split at its hyphens.
+	if len(ws) == 2 && (strings.HasPrefix(ws[1], "`") || strings.HasPrefix(ws[1], `"`) && strings.HasSuffix(ws[1], `"`)) {
+		return ws[1][1 : len(ws[1])-1], nil
 	}
 	var name strings.Builder
 	for _, w := range ws[1:] {
@@ -349,13 +405,13 @@ func isIdentWord(w string) bool {
 }
 
 // hasThenReturn reports whether DML text has THEN RETURN or RETURNING
-// outside literals, quoted identifiers and comments. It walks the tokens
-// without collecting them: a DML statement parsed without a cache pays no
-// allocation for it.
-func hasThenReturn(text string) bool {
+// (PostgreSQL: RETURNING) outside literals, quoted identifiers and
+// comments. It walks the tokens without collecting them: a DML statement
+// parsed without a cache pays no allocation for it.
+func hasThenReturn(d *dialect, text string) bool {
 	then := false // the previous word was THEN
 	for i := 0; i < len(text); {
-		k, end, err := next(text, i)
+		k, end, err := d.next(text, i)
 		if err != nil {
 			return false
 		}
@@ -363,7 +419,7 @@ func hasThenReturn(text string) bool {
 		case tokSpace, tokComment:
 		case tokText:
 			w := text[i:end]
-			if strings.EqualFold(w, "RETURNING") || (then && strings.EqualFold(w, "RETURN")) {
+			if strings.EqualFold(w, "RETURNING") || (then && !d.pg && strings.EqualFold(w, "RETURN")) {
 				return true
 			}
 			then = strings.EqualFold(w, "THEN")
@@ -378,10 +434,10 @@ func hasThenReturn(text string) bool {
 // words splits the text of a client-side statement into its words, upper
 // case, and punctuation (one byte each), dropping white space and comments.
 // Literals and quoted identifiers are kept as written.
-func words(text string) ([]string, error) {
+func words(d *dialect, text string) ([]string, error) {
 	var out []string
 	for i := 0; i < len(text); {
-		k, end, err := next(text, i)
+		k, end, err := d.next(text, i)
 		if err != nil {
 			return nil, err
 		}
@@ -397,10 +453,11 @@ func words(text string) ([]string, error) {
 	return out, nil
 }
 
-// wordsAfterTransaction is words without one leading TRANSACTION.
-func wordsAfterTransaction(text string) ([]string, error) {
-	ws, err := words(text)
-	if len(ws) > 0 && ws[0] == "TRANSACTION" {
+// wordsAfterTransaction is words without one leading TRANSACTION
+// (PostgreSQL: TRANSACTION or WORK).
+func wordsAfterTransaction(d *dialect, text string) ([]string, error) {
+	ws, err := words(d, text)
+	if len(ws) > 0 && (ws[0] == "TRANSACTION" || d.pg && ws[0] == "WORK") {
 		ws = ws[1:]
 	}
 	return ws, err

@@ -211,8 +211,8 @@ func TestClientFormsNotRead(t *testing.T) {
 // describe is a statement's parse result as text, for comparisons:
 // errors by code and text, pointers by what they point at.
 func describe(st Statement) string {
-	s := fmt.Sprintf("kind=%d dml=%d kw=%q sql=%q params=%q multi=%v then=%v db=%d dbname=%q",
-		st.Kind, st.DML, st.Keyword, st.SQL, st.Params, st.Multi, st.ThenReturn, st.Database, st.DatabaseName)
+	s := fmt.Sprintf("kind=%d dml=%d kw=%q sql=%q params=%q named=%q multi=%v then=%v db=%d dbname=%q",
+		st.Kind, st.DML, st.Keyword, st.SQL, st.Params, st.Named, st.Multi, st.ThenReturn, st.Database, st.DatabaseName)
 	if st.Invalid != nil {
 		s += fmt.Sprintf(" invalid=%v:%q", status.Code(st.Invalid), st.Invalid.Error())
 	}

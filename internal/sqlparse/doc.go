@@ -10,10 +10,19 @@
 // DML has THEN RETURN, and which database CREATE or DROP DATABASE is about.
 // A client-side statement that scans but is malformed keeps its error in
 // Statement.Invalid, with the statement, for its executor to report when it
-// runs it: Parse returns only the lexical errors below. What differs between
-// dialects (the keyword table) is in dialect.go; only GoogleSQL exists. It
-// must not know connections, properties' values or Spanner's API: it reads
-// text.
+// runs it: Parse returns only the lexical errors below. It must not know
+// connections, properties' values or Spanner's API: it reads text.
+//
+// # Dialects
+//
+// Parse reads GoogleSQL; ParseDialect, SplitDialect and NewDialectCache read
+// a statement in either dialect (Dialect). What differs between them is in
+// dialect.go (the keyword tables) and lex.go (next and nextPG); a
+// PostgreSQL client-side statement (SET ... TO, SET SESSION, START
+// TRANSACTION, BEGIN WORK, END, ABORT...) is parsed into the same
+// ClientStatement as its GoogleSQL counterpart, so executors do not know
+// the dialect. The PostgreSQL lexical rules are documented on nextPG and
+// its parameters on scanPG; the rules below are GoogleSQL's.
 //
 // # Lexical rules
 //

@@ -38,11 +38,19 @@ type Statement struct {
 	DML     DMLKind
 	Keyword string // the first keyword, upper case ("" if there is none)
 	// SQL is the text to send: positional `?` parameters become @p1, @p2...
-	// For client-side statements it is the input, unchanged.
+	// (PostgreSQL: `?` and @name become $1, $2...). For client-side
+	// statements it is the input, unchanged.
 	SQL string
 	// Params are the distinct parameter names without the @ (p1..pN for
-	// `?`); client-side statements have none.
+	// `?`); client-side statements have none. PostgreSQL: $n is named pn
+	// (the name Spanner's PostgreSQL interface binds it to), in the order
+	// the $n first appear; `?` and @name are p1..pN.
 	Params []string
+	// Named is set only for a PostgreSQL statement written with @name
+	// parameters, which scanning rewrote to $1, $2...: Named[i] is the
+	// name as written (without the @) of Params[i], for binding arguments
+	// given by name. It is shared like Params: read only.
+	Named []string
 	// Multi is set when a top-level semicolon is followed by another
 	// statement: the text holds several statements (see Split). SQL is
 	// then the input unchanged and Params is nil; Kind and Keyword
@@ -114,17 +122,23 @@ func (e *SyntaxError) GRPCStatus() *status.Status {
 	return status.New(codes.InvalidArgument, e.Error())
 }
 
-// Parse classifies sql and scans its parameters. It never panics; any text
-// gives a Statement or a *SyntaxError.
+// Parse classifies the GoogleSQL statement sql and scans its parameters.
+// It never panics; any text gives a Statement or a *SyntaxError. It is
+// ParseDialect(GoogleSQL, sql).
 func Parse(sql string) (Statement, error) {
-	return parse(sql, true)
+	return parse(&googleSQL, sql, true)
+}
+
+// ParseDialect is Parse for a statement in dialect d.
+func ParseDialect(d Dialect, sql string) (Statement, error) {
+	return parse(d.rules(), sql, true)
 }
 
 // parse is Parse; withClient false leaves a client-side statement's form
 // unread (the query of a partition statement must be a query: its form
 // would never be used, and the parse does not recurse).
-func parse(sql string, withClient bool) (Statement, error) {
-	st, form, err := classify(sql)
+func parse(d *dialect, sql string, withClient bool) (Statement, error) {
+	st, form, err := classify(d, sql)
 	if err != nil {
 		return st, err
 	}
@@ -132,24 +146,27 @@ func parse(sql string, withClient bool) (Statement, error) {
 	if st.Kind == Client {
 		// Client-side statements take no parameters, but their literals
 		// and comments must still be closed.
-		if _, _, st.Multi, err = scan(sql, false); err == nil && !st.Multi && withClient {
-			parseClient(&st, form)
+		var sc scanned
+		if sc, err = scan(d, sql, false); err == nil && !sc.multi && withClient {
+			parseClient(d, &st, form)
 		}
+		st.Multi = sc.multi
 		return st, err
 	}
-	st.SQL, st.Params, st.Multi, err = scan(sql, true)
+	sc, err := scan(d, sql, true)
+	st.SQL, st.Params, st.Named, st.Multi = sc.sql, sc.params, sc.named, sc.multi
 	if st.Multi {
 		// Each statement is parsed on its own when it runs: parameters
 		// number from 1 in each, and one may use ? where another uses @x.
-		st.SQL, st.Params = sql, nil
+		st.SQL, st.Params, st.Named = sql, nil, nil
 		return st, err
 	}
 	if err == nil {
 		switch st.Kind {
 		case DML:
-			st.ThenReturn = hasThenReturn(st.rest)
+			st.ThenReturn = hasThenReturn(d, st.rest)
 		case DDL:
-			parseDatabaseOp(&st)
+			parseDatabaseOp(d, &st)
 		}
 	}
 	return st, err
@@ -159,13 +176,22 @@ func parse(sql string, withClient bool) (Statement, error) {
 // quoted identifiers or comments) into statements, trimmed of white space.
 // Pieces holding nothing but white space and comments are dropped, so
 // trailing and doubled semicolons are allowed. An unclosed literal or
-// comment is a *SyntaxError.
+// comment is a *SyntaxError. It is SplitDialect(GoogleSQL, sql).
 func Split(sql string) ([]string, error) {
+	return split(&googleSQL, sql)
+}
+
+// SplitDialect is Split for statements in dialect d.
+func SplitDialect(d Dialect, sql string) ([]string, error) {
+	return split(d.rules(), sql)
+}
+
+func split(d *dialect, sql string) ([]string, error) {
 	var out []string
 	start := 0
 	for i := 0; i <= len(sql); {
 		if i < len(sql) && sql[i] != ';' {
-			_, end, err := next(sql, i)
+			_, end, err := d.next(sql, i)
 			if err != nil {
 				return nil, err
 			}
@@ -173,7 +199,7 @@ func Split(sql string) ([]string, error) {
 			continue
 		}
 		piece := sql[start:i]
-		if j, _ := skipBlank(piece, 0); j < len(piece) {
+		if j, _ := skipBlank(d, piece, 0); j < len(piece) {
 			out = append(out, strings.TrimSpace(piece))
 		}
 		i++
@@ -184,9 +210,9 @@ func Split(sql string) ([]string, error) {
 
 // moreAfter reports whether anything but white space, comments and
 // semicolons follows sql[i].
-func moreAfter(sql string, i int) bool {
+func moreAfter(d *dialect, sql string, i int) bool {
 	for i < len(sql) {
-		k, end, err := next(sql, i)
+		k, end, err := d.next(sql, i)
 		if err != nil || (k != tokSpace && k != tokComment && sql[i] != ';') {
 			return true
 		}
@@ -196,27 +222,31 @@ func moreAfter(sql string, i int) bool {
 }
 
 // classify finds the first keyword after white space, comments and a
-// statement hint.
-func classify(sql string) (Statement, clientForm, error) {
-	i, err := skipBlank(sql, 0)
+// statement hint (GoogleSQL's @{...}; PostgreSQL's /*@ ... */ is a comment).
+func classify(d *dialect, sql string) (Statement, clientForm, error) {
+	i, err := skipBlank(d, sql, 0)
 	if err != nil {
 		return Statement{}, formNone, err
 	}
-	if strings.HasPrefix(sql[i:], "@{") {
+	if !d.pg && strings.HasPrefix(sql[i:], "@{") {
 		if i, err = skipHint(sql, i+2); err != nil {
 			return Statement{}, formNone, err
 		}
-		if i, err = skipBlank(sql, i); err != nil {
+		if i, err = skipBlank(d, sql, i); err != nil {
 			return Statement{}, formNone, err
 		}
 	}
 	j := i
 	if j < len(sql) && isIdentStart(sql[j]) {
-		j = identEnd(sql, j+1)
+		if d.pg {
+			j = identEndPG(sql, j+1)
+		} else {
+			j = identEnd(sql, j+1)
+		}
 	}
 	st := Statement{Kind: Query, rest: strings.TrimSpace(sql[j:])}
 	word := sql[i:j]
-	if k := googleSQL.lookup(word); k != nil {
+	if k := d.lookup(word); k != nil {
 		st.Keyword, st.Kind, st.DML = k.word, k.kind, k.dml
 		return st, k.form, nil
 	}
@@ -225,9 +255,9 @@ func classify(sql string) (Statement, clientForm, error) {
 }
 
 // skipBlank skips white space and comments.
-func skipBlank(sql string, i int) (int, error) {
+func skipBlank(d *dialect, sql string, i int) (int, error) {
 	for i < len(sql) {
-		k, end, err := next(sql, i)
+		k, end, err := d.next(sql, i)
 		if err != nil {
 			return 0, err
 		}
@@ -240,7 +270,7 @@ func skipBlank(sql string, i int) (int, error) {
 }
 
 // skipHint returns the position after the } that ends a statement hint
-// whose body starts at i (or len(sql) if it never ends).
+// whose body starts at i (or len(sql) if it never ends). GoogleSQL only.
 func skipHint(sql string, i int) (int, error) {
 	for i < len(sql) {
 		if sql[i] == '}' {
@@ -255,22 +285,35 @@ func skipHint(sql string, i int) (int, error) {
 	return i, nil
 }
 
+// scanned is what scan found.
+type scanned struct {
+	sql    string   // the text to send
+	params []string // Statement.Params
+	named  []string // Statement.Named
+	multi  bool     // a top-level semicolon is followed by another statement
+}
+
 // scan collects the parameters and, if rewrite, replaces each `?` with
-// @pN. Text without `?` is returned as it is, without a copy. multi
-// reports a top-level semicolon followed by another statement; the
-// parameters are then not checked (each statement is parsed again).
-func scan(sql string, rewrite bool) (out string, params []string, multi bool, err error) {
+// @pN (PostgreSQL: see scanPG). Text without `?` is returned as it is,
+// without a copy. multi reports a top-level semicolon followed by another
+// statement; the parameters are then not checked (each statement is parsed
+// again).
+func scan(d *dialect, sql string, rewrite bool) (scanned, error) {
+	if d.pg {
+		return scanPG(sql, rewrite)
+	}
 	var b strings.Builder
 	var names []string
+	multi := false
 	done, positional, named := 0, 0, -1 // sql[:done] is in b already
 	for i := 0; i < len(sql); {
 		k, end, err := next(sql, i)
 		if err != nil {
-			return sql, nil, false, err
+			return scanned{sql: sql}, err
 		}
 		switch k {
 		case tokText:
-			if sql[i] == ';' && !multi && moreAfter(sql, end) {
+			if sql[i] == ';' && !multi && moreAfter(&googleSQL, sql, end) {
 				multi = true
 			}
 		case tokNamed:
@@ -296,23 +339,122 @@ func scan(sql string, rewrite bool) (out string, params []string, multi bool, er
 		i = end
 	}
 	if multi {
-		return sql, nil, true, nil
+		return scanned{sql: sql, multi: true}, nil
 	}
 	if positional > 0 && named >= 0 {
-		return sql, nil, false, syntaxError(sql, named, ErrMixedParams, "@"+names[0])
+		return scanned{sql: sql}, syntaxError(sql, named, ErrMixedParams, "@"+names[0])
 	}
 	if !rewrite {
-		return sql, nil, false, nil
+		return scanned{sql: sql}, nil
 	}
 	if positional == 0 {
-		return sql, names, false, nil
+		return scanned{sql: sql, params: names}, nil
 	}
 	b.WriteString(sql[done:])
-	names = make([]string, positional)
-	for n := range names {
-		names[n] = "p" + strconv.Itoa(n+1)
+	return scanned{sql: b.String(), params: positionalNames(positional)}, nil
+}
+
+// positionalNames are p1..pn.
+func positionalNames(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = "p" + strconv.Itoa(i+1)
 	}
-	return b.String(), names, false, nil
+	return names
+}
+
+// scanPG is scan for PostgreSQL. $n stays as written and is the parameter
+// pn. As in go-sql-spanner, `?` is rewritten to $1, $2... (p1, p2...), and
+// @name to $1, $2... in the order the distinct names first appear (p1,
+// p2..., with the names as written in scanned.named). One statement uses
+// one of the three styles: mixing them is ErrMixedParams. A rewritten
+// parameter gets a space before it after a word and after it before a word
+// or a $, so it cannot join a neighbour (PostgreSQL identifiers may hold
+// $: x$1 is one word).
+func scanPG(sql string, rewrite bool) (scanned, error) {
+	var b strings.Builder
+	var params, names []string
+	multi := false
+	done, positional := 0, 0    // sql[:done] is in b already
+	first := [3]int{-1, -1, -1} // where the first ?, $n and @name are
+	for i := 0; i < len(sql); {
+		k, end, err := nextPG(sql, i)
+		if err != nil {
+			return scanned{sql: sql}, err
+		}
+		var n int // the number a rewritten parameter gets
+		switch k {
+		case tokText:
+			if sql[i] == ';' && !multi && moreAfter(&postgreSQL, sql, end) {
+				multi = true
+			}
+		case tokNumbered:
+			if first[1] < 0 {
+				first[1] = i
+			}
+			if !multi {
+				params = addName(params, "p"+sql[i+1:end])
+			}
+		case tokPositional:
+			if first[0] < 0 {
+				first[0] = i
+			}
+			positional++
+			n = positional
+		case tokNamed:
+			if first[2] < 0 {
+				first[2] = i
+			}
+			name := sql[i+1 : end]
+			if n = slices.Index(names, name) + 1; n == 0 {
+				names = append(names, name)
+				n = len(names)
+			}
+		}
+		if n > 0 && rewrite {
+			if b.Len() == 0 {
+				b.Grow(len(sql) + 8)
+			}
+			b.WriteString(sql[done:i])
+			if s := b.String(); s != "" && (isIdentPart(s[len(s)-1]) || s[len(s)-1] == '$' || s[len(s)-1] >= 0x80) {
+				b.WriteByte(' ')
+			}
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			if end < len(sql) && (isIdentPart(sql[end]) || sql[end] == '$' || sql[end] >= 0x80) {
+				b.WriteByte(' ')
+			}
+			done = end
+		}
+		i = end
+	}
+	if multi {
+		return scanned{sql: sql, multi: true}, nil
+	}
+	styles := 0
+	for _, at := range first {
+		if at >= 0 {
+			styles++
+		}
+	}
+	if styles > 1 {
+		// Report the parameter that is not ?, or of $n and @name the one
+		// whose style came second.
+		at := max(first[1], first[2])
+		_, end, _ := nextPG(sql, at)
+		return scanned{sql: sql}, syntaxError(sql, at, ErrMixedParams, sql[at:end])
+	}
+	switch {
+	case !rewrite:
+		return scanned{sql: sql}, nil
+	case positional > 0:
+		b.WriteString(sql[done:])
+		return scanned{sql: b.String(), params: positionalNames(positional)}, nil
+	case names != nil:
+		b.WriteString(sql[done:])
+		return scanned{sql: b.String(), params: positionalNames(len(names)), named: names}, nil
+	}
+	return scanned{sql: sql, params: params}, nil
 }
 
 // addName appends name unless names has it already. Names that differ in

@@ -343,12 +343,12 @@ func BenchmarkParse(b *testing.B) {
 }
 
 func TestWords(t *testing.T) {
-	got, err := words("transaction /* c */ read only, isolation level -- x\n repeatable read;")
+	got, err := words(&googleSQL, "transaction /* c */ read only, isolation level -- x\n repeatable read;")
 	want := []string{"TRANSACTION", "READ", "ONLY", ",", "ISOLATION", "LEVEL", "REPEATABLE", "READ", ";"}
 	if err != nil || !slices.Equal(got, want) {
 		t.Fatalf("words = %q %v, want %q", got, err, want)
 	}
-	if _, err := words("read /* only"); !errors.Is(err, ErrUnclosedComment) {
+	if _, err := words(&googleSQL, "read /* only"); !errors.Is(err, ErrUnclosedComment) {
 		t.Fatalf("words with an unclosed comment: %v", err)
 	}
 }
