@@ -105,8 +105,9 @@ func parseClient(d *dialect, st *Statement, form clientForm) {
 		c.Query, err = innerQuery(d, "PARTITION", st.rest)
 	case formStart:
 		// PostgreSQL: START, START TRANSACTION and START WORK begin a
-		// transaction; anything else is read as START BATCH.
-		if w, _ := firstWord(st.rest); w == "" || w == "TRANSACTION" || w == "WORK" {
+		// transaction; anything else is read as START BATCH (as in
+		// go-sql-spanner).
+		if w := secondWord(d, st.rest); w == "" || w == ";" || w == "TRANSACTION" || w == "WORK" {
 			c.Command = CmdBegin
 			err = c.parseBegin(d, st.Keyword, st.rest)
 		} else {
@@ -115,13 +116,29 @@ func parseClient(d *dialect, st *Statement, form clientForm) {
 	case formAbort:
 		// PostgreSQL: ABORT [TRANSACTION | WORK] is ROLLBACK; ABORT BATCH
 		// aborts a batch, as in GoogleSQL.
-		if w, _ := firstWord(st.rest); w == "BATCH" {
+		if secondWord(d, st.rest) == "BATCH" {
 			err = c.parseBatch(d, st.Keyword, st.rest, st.SQL)
 		} else {
 			err = c.parseEnd(d, st.Keyword, st.rest)
 		}
 	}
 	st.Client, st.Invalid = c, err
+}
+
+// secondWord is the first word of a statement's rest (after white space
+// and comments), upper case, or "".
+func secondWord(d *dialect, rest string) string {
+	for i := 0; i < len(rest); {
+		k, end, err := d.next(rest, i)
+		if err != nil {
+			return ""
+		}
+		if k != tokSpace && k != tokComment {
+			return strings.ToUpper(rest[i:end])
+		}
+		i = end
+	}
+	return ""
 }
 
 // parseSet reads SET TRANSACTION option[, ...], SET LOCAL name = value and
@@ -366,20 +383,23 @@ func parseDatabaseOp(d *dialect, st *Statement) {
 		return
 	}
 	st.Database = DropDatabase
-	st.DatabaseName, st.Invalid = databaseName(ws)
+	st.DatabaseName, st.Invalid = databaseName(d, ws)
 }
 
 // databaseName reads the database id after DROP DATABASE from its words
 // (ws[0] is DATABASE): a plain or `quoted` identifier, then nothing but an
 // optional semicolon.
-func databaseName(ws []string) (string, error) {
+func databaseName(d *dialect, ws []string) (string, error) {
 	if n := len(ws); n > 0 && ws[n-1] == ";" {
 		ws = ws[:n-1]
 	}
 	// A `quoted` (PostgreSQL: "quoted") name is one word, a plain one may
 	// have been split at its hyphens.
-	if len(ws) == 2 && (strings.HasPrefix(ws[1], "`") || strings.HasPrefix(ws[1], `"`) && strings.HasSuffix(ws[1], `"`)) {
-		return ws[1][1 : len(ws[1])-1], nil
+	if len(ws) == 2 && !d.pg && strings.HasPrefix(ws[1], "`") {
+		return strings.Trim(ws[1], "`"), nil
+	}
+	if len(ws) == 2 && d.pg && strings.HasPrefix(ws[1], `"`) {
+		return strings.ReplaceAll(ws[1][1:len(ws[1])-1], `""`, `"`), nil
 	}
 	var name strings.Builder
 	for _, w := range ws[1:] {

@@ -240,6 +240,10 @@ func TestClientStatementsPG(t *testing.T) {
 			want: ClientStatement{Command: CmdBegin, Txn: TxnOptions{ReadOnly: ptr(false), Isolation: IsolationSerializable, Deferrable: ptr(true)}}},
 		{sql: "START", want: ClientStatement{Command: CmdBegin}},
 		{sql: "start transaction;", want: ClientStatement{Command: CmdBegin}},
+		{sql: "START;", want: ClientStatement{Command: CmdBegin}},
+		{sql: "START /* c */ -- c\n TRANSACTION READ WRITE", want: ClientStatement{Command: CmdBegin, Txn: TxnOptions{ReadOnly: ptr(false)}}},
+		{sql: "START /* c */ BATCH DDL", want: ClientStatement{Command: CmdStartBatch, Batch: BatchDDL}},
+		{sql: "START READ ONLY", want: ClientStatement{Command: CmdStartBatch}, invalid: "expected START BATCH"},
 		{sql: "START WORK READ ONLY NOT DEFERRABLE", want: ClientStatement{Command: CmdBegin, Txn: TxnOptions{ReadOnly: ptr(true), Deferrable: ptr(false)}}},
 		{sql: "START TRANSACTION ISOLATION LEVEL REPEATABLE READ", want: ClientStatement{Command: CmdBegin, Txn: TxnOptions{Isolation: IsolationRepeatableRead}}},
 		{sql: "START TRANSACTION READ SOMETIMES", want: ClientStatement{Command: CmdBegin}, invalid: `START: invalid transaction option at "READ SOMETIMES"`},
@@ -263,6 +267,7 @@ func TestClientStatementsPG(t *testing.T) {
 		{sql: "START SOMETHING", want: ClientStatement{Command: CmdStartBatch}, invalid: "expected START BATCH"},
 		{sql: "RUN BATCH", want: ClientStatement{Command: CmdRunBatch}},
 		{sql: "ABORT BATCH", want: ClientStatement{Command: CmdAbortBatch}},
+		{sql: "ABORT -- c\n BATCH", want: ClientStatement{Command: CmdAbortBatch}},
 		{sql: "abort batch now", want: ClientStatement{Command: CmdAbortBatch}, invalid: `unexpected "NOW" after ABORT BATCH`},
 		// Partitions
 		{sql: "RUN PARTITION 'abc'", want: ClientStatement{Command: CmdRunPartition, Value: "abc"}},
@@ -301,6 +306,9 @@ func TestGoogleSQLKeepsItsForms(t *testing.T) {
 		if err != nil || !strings.Contains(fmt.Sprint(st.Invalid), invalid) {
 			t.Errorf("Parse(%q).Invalid = %v, %v; want %q", sql, st.Invalid, err, invalid)
 		}
+	}
+	if st, _ := Parse(`DROP DATABASE "x"`); st.Database != DropDatabase || !strings.Contains(fmt.Sprint(st.Invalid), `unexpected "\"x\""`) {
+		t.Errorf("Parse(DROP DATABASE \"x\") = %s; want a string, not a name", describe(st))
 	}
 	if st, _ := Parse("SET SESSION x = 1"); st.Client.Name != "SESSION x" {
 		t.Errorf("Parse(SET SESSION x = 1).Client.Name = %q, want %q", st.Client.Name, "SESSION x")
