@@ -44,6 +44,15 @@ func wideRow(i int) []*structpb.Value {
 		list(str("1"), str("22"), str("333"), str("4444")), str(s64(i+2)))
 }
 
+// pgWideCols is the wide row as a PostgreSQL-dialect database types it:
+// numeric is PG_NUMERIC, jsonb PG_JSONB and the second bigint an oid
+// (PG_OID); the other types carry no annotation. Its rows are wideRow's.
+var pgWideCols = func() []*spannerpb.StructType_Field {
+	cols := append([]*spannerpb.StructType_Field(nil), wideCols...)
+	cols[8], cols[9], cols[10] = fld("n", tPGNumeric), fld("j", tPGJSONB), fld("i2", tPGOID)
+	return cols
+}()
+
 // benchStream lays out the rows: "single" in one message, "many" one row
 // per message, "chunked" one message per row with every boundary cutting a
 // STRING value in two (chunked_value).
@@ -162,14 +171,24 @@ func BenchmarkDecode(b *testing.B) {
 	}{
 		{"narrow", narrowCols, narrowRow},
 		{"wide", wideCols, wideRow},
+		// The same values as wide from a PostgreSQL-dialect database; its
+		// GoogleSQL counterpart is wide with NumericAsString (PG_NUMERIC is
+		// its text, as go-sql-spanner returns it).
+		{"pgwide", pgWideCols, wideRow},
 	}
 	for _, sh := range shapes {
 		for _, layout := range []string{"single", "many", "chunked"} {
 			msgs := benchStream(sh.cols, sh.row, layout)
-			for _, mode := range []struct {
+			modes := []struct {
 				name string
 				o    decode.Options
-			}{{"safe", decode.Options{}}, {"raw", decode.Options{Raw: true}}} {
+			}{{"safe", decode.Options{}}, {"raw", decode.Options{Raw: true}}}
+			if sh.name == "wide" {
+				modes = append(modes, modes[0], modes[1])
+				modes[2].name, modes[2].o.NumericAsString = "safe-numtext", true
+				modes[3].name, modes[3].o.NumericAsString = "raw-numtext", true
+			}
+			for _, mode := range modes {
 				b.Run(sh.name+"/"+layout+"/"+mode.name, func(b *testing.B) {
 					benchDecode(b, msgs, mode.o)
 				})
@@ -209,11 +228,17 @@ func BenchmarkPlanFor(b *testing.B) {
 
 // BenchmarkColumn decodes one value of each type of the wide row: what each
 // column costs.
+// The PostgreSQL-annotated columns are named PG_*.
 func BenchmarkColumn(b *testing.B) {
 	row := wideRow(7)
 	seen := map[string]bool{}
-	for i, c := range wideCols {
+	cols := append(append([]*spannerpb.StructType_Field(nil), wideCols...), pgWideCols[8:11]...)
+	row = append(row, row[8:11]...)
+	for i, c := range cols {
 		name := decode.TypeName(c.GetType())
+		if c.GetType() == tPGOID {
+			name = "PG_OID"
+		}
 		if seen[name] {
 			continue
 		}

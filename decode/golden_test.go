@@ -38,6 +38,7 @@ var fixtures = []fixture{
 	{"scalars", scalarFixture},
 	{"arrays", arrayFixture},
 	{"chunked", chunkedFixture},
+	{"postgresql", postgresqlFixture},
 }
 
 // scalarFixture: every scalar type, one message, three rows: ordinary
@@ -131,6 +132,39 @@ func arrayFixture() []*spannerpb.PartialResultSet {
 	return []*spannerpb.PartialResultSet{
 		{Metadata: metadataOf(cols...), Values: all[:cut], ResumeToken: []byte("t1")},
 		{Values: all[cut:], ResumeToken: []byte("t2"), Last: true},
+	}
+}
+
+// postgresqlFixture: a PostgreSQL-dialect table's columns as Spanner types
+// them (bigint, numeric, jsonb, oid, timestamptz, date, bytea, varchar and
+// arrays of each), over two messages with a PG_NUMERIC and a PG_JSONB value
+// chunked between them. Rows: values (NaN among them; NULL elements only
+// where no native array form exists, so that NativeArrays decodes every
+// row), NULLs, extremes.
+func postgresqlFixture() []*spannerpb.PartialResultSet {
+	cols := []*spannerpb.StructType_Field{
+		fld("id", tInt64), fld("n", tPGNumeric), fld("j", tPGJSONB), fld("o", tPGOID),
+		fld("ts", tTimestamp), fld("d", tDate), fld("b", tBytes), fld("s", tString),
+		fld("an", arrayOf(tPGNumeric)), fld("aj", arrayOf(tPGJSONB)), fld("ao", arrayOf(tPGOID)),
+		fld("ats", arrayOf(tTimestamp)), fld("ad", arrayOf(tDate)), fld("ab", arrayOf(tBytes)), fld("ai", arrayOf(tInt64)),
+	}
+	row1 := vals(str("1"), str("123456789.000000001"), str(`{"k":[1,"two",null],"b":false}`), str("16"),
+		str("2024-02-29T12:34:56.789123Z"), str("2024-02-29"), str("3q2+7w=="), str("é"),
+		list(str("1.5"), null(), str("NaN")), list(str(`{"k":1}`), null(), str(`"s"`)), list(str("23"), str("24")),
+		list(str("2000-01-01T00:00:00Z")), list(str("2000-02-29")), list(str("AQID"), null()), list(str("7")))
+	row2 := vals(str("2"), null(), null(), null(), null(), null(), null(), null(), null(), null(), null(), null(), null(), null(), null())
+	row3 := vals(str("3"), str("NaN"), str(`null`), str("4294967295"),
+		str("0001-01-01T00:00:00Z"), str("9999-12-31"), str(""), str(""),
+		list(str("1.5")), list(str("[]")), list(str("0")),
+		list(str("9999-12-31T23:59:59.999999999Z")), list(str("0001-01-01")), list(str("")), list(str("-9223372036854775808")))
+	all := append(append(append([]*structpb.Value(nil), row1...), row2...), row3...)
+	// Row 3's PG_NUMERIC "NaN" and PG_JSONB "null" are each cut in two.
+	at := len(row1) + len(row2) + 1
+	first := append(append([]*structpb.Value(nil), all[:at]...), str("Na"))
+	return []*spannerpb.PartialResultSet{
+		{Metadata: metadataOf(cols...), Values: first, ChunkedValue: true, ResumeToken: []byte("t1")},
+		{Values: vals(str("N"), str("nu")), ChunkedValue: true},
+		{Values: append(vals(str("ll")), all[at+2:]...), ResumeToken: []byte("t3"), Last: true},
 	}
 }
 
