@@ -13,8 +13,6 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/spannerfast/spannerfast/internal/emulatortest"
 )
@@ -72,12 +70,15 @@ func emuPGInsert(t *testing.T, ctx context.Context, db *sql.DB) {
 	}
 }
 
-// emuOfficialClient opens the official client on the emulator database.
+// emuOfficialClient opens the official client on the emulator database,
+// emulator-style: SPANNER_EMULATOR_HOST keeps it from probing for the GCE
+// metadata server (whose HTTP connection would outlive the test), so the
+// tests that use it do not run in parallel.
 func emuOfficialClient(t *testing.T, ctx context.Context, edb *emulatortest.Database) *spanner.Client {
 	t.Helper()
+	t.Setenv(emulatortest.EmulatorHostEnv, edb.Endpoint)
 	c, err := spanner.NewClientWithConfig(ctx, edb.Path(), spanner.ClientConfig{DisableNativeMetrics: true},
-		option.WithEndpoint(edb.Endpoint), option.WithoutAuthentication(), option.WithTelemetryDisabled(),
-		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())))
+		option.WithoutAuthentication(), option.WithTelemetryDisabled())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,6 @@ func emuPGRawText(v, safe any) any {
 // read back in safe and raw mode, with and without decode_to_native_arrays
 // and decode_numeric_to_string, equal to go-sql-spanner's values.
 func TestEmulatorPostgreSQLTypes(t *testing.T) {
-	t.Parallel()
 	ctx := emuCtx(t)
 	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGTypesDDL))
 	db := emuOpen(t, edb.DSN())
@@ -372,10 +372,35 @@ func TestEmulatorPostgreSQLScan(t *testing.T) {
 	}
 }
 
+// TestEmulatorPostgreSQLNumericScan: a numeric column scans into
+// spanner.PGNumeric in safe mode (its text, NaN included); in raw mode the
+// value is []byte, which PGNumeric.Scan refuses, so raw mode scans it into
+// *string or sql.NullString (docs/raw-decode.md).
+func TestEmulatorPostgreSQLNumericScan(t *testing.T) {
+	t.Parallel()
+	ctx := emuCtx(t)
+	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGTypesDDL))
+	emuPGInsert(t, ctx, emuOpen(t, edb.DSN()))
+	const query = "SELECT n FROM pgtypes ORDER BY k"
+	got := emuColumn[spanner.PGNumeric](t, ctx, emuOpen(t, edb.DSN()), query)
+	want := []spanner.PGNumeric{{Numeric: "123456789.000000001", Valid: true}, {Numeric: "NaN", Valid: true}, {}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("safe mode: %v, want %v", got, want)
+	}
+	raw := emuOpen(t, edb.DSN("rawDecode=true"))
+	if texts := emuColumn[sql.NullString](t, ctx, raw, query); !reflect.DeepEqual(texts, []sql.NullString{
+		{String: "123456789.000000001", Valid: true}, {String: "NaN", Valid: true}, {}}) {
+		t.Errorf("raw mode into sql.NullString: %v", texts)
+	}
+	var n spanner.PGNumeric
+	if err := raw.QueryRowContext(ctx, query).Scan(&n); err == nil {
+		t.Errorf("raw mode into spanner.PGNumeric: %v, want PGNumeric.Scan's error for []byte", n)
+	}
+}
+
 // TestEmulatorPostgreSQLOID: an oid value (INT64 annotated PG_OID) is an
 // int64, as go-sql-spanner returns it, and its arrays are INT64 arrays.
 func TestEmulatorPostgreSQLOID(t *testing.T) {
-	t.Parallel()
 	ctx := emuCtx(t)
 	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL))
 	client := emuOfficialClient(t, ctx, edb)
