@@ -263,3 +263,28 @@ func TestAllocsPostgreSQLMatchesGoogleSQL(t *testing.T) {
 		}
 	}
 }
+
+// TestAllocsNumericText: NUMERIC as text (decode_numeric_to_string) and
+// PG_NUMERIC are checked in place and copied into the row's chunk (safe
+// mode) or aliased (raw mode): no allocation of their own.
+func TestAllocsNumericText(t *testing.T) {
+	for _, c := range []struct {
+		typ *spannerpb.Type
+		o   decode.Options
+	}{{tNumeric, decode.Options{NumericAsString: true}}, {tPGNumeric, decode.Options{}}} {
+		for _, raw := range []bool{false, true} {
+			o := c.o
+			o.Raw = raw
+			d := decode.NewRowDecoder(mustPlan(t, o, fld("c", c.typ)), false)
+			row := encRow(str("-12345.678901"))
+			dest := make([]driver.Value, 1)
+			if a := testing.AllocsPerRun(200, func() {
+				if err := d.Decode(row, dest); err != nil {
+					t.Fatal(err)
+				}
+			}); a != 0 {
+				t.Errorf("%s %+v: %v allocations, want 0", decode.TypeName(c.typ), o, a)
+			}
+		}
+	}
+}

@@ -397,10 +397,19 @@ func isDecimal(s []byte) bool {
 }
 
 func parseNumericString(v Value) (string, error) {
-	if v.Kind != KindString || !isDecimal(v.Bytes) {
-		return "", badValue("a NUMERIC decimal string", v)
+	if err := checkNumericText(v); err != nil {
+		return "", err
 	}
 	return string(v.Bytes), nil
+}
+
+// checkNumericText accepts a NUMERIC's decimal text (PG_NUMERIC's NaN
+// included) without copying it.
+func checkNumericText(v Value) error {
+	if v.Kind != KindString || !isDecimal(v.Bytes) {
+		return badValue("a NUMERIC decimal string", v)
+	}
+	return nil
 }
 
 func parseJSON(v Value) (spanner.NullJSON, error) { return parseJSONIn(v, nil) }

@@ -236,7 +236,7 @@ func decodeNumericString(v Value, a *arena) (driver.Value, error) {
 	if v.Kind == KindNull {
 		return nil, nil
 	}
-	if _, err := parseNumericString(v); err != nil {
+	if err := checkNumericText(v); err != nil {
 		return nil, err
 	}
 	return a.string(v.Bytes), nil
