@@ -16,8 +16,8 @@
 // FLOAT64 float64, FLOAT32 float32, STRING string, BYTES/PROTO []byte (NULL
 // is []byte(nil)), TIMESTAMP time.Time (UTC), DATE string ("YYYY-MM-DD"),
 // UUID string, NUMERIC big.Rat (or string with NumericAsString; PG_NUMERIC
-// always its text), JSON
-// spanner.NullJSON (NULL is NullJSON{}; PG_JSONB spanner.PGJsonB), arrays
+// always its text), JSON spanner.NullJSON (NULL is NullJSON{}; PG_JSONB
+// spanner.PGJsonB), arrays
 // []spanner.NullX ([]T with NativeArrays, for BOOL, INT64, ENUM, FLOAT32,
 // FLOAT64, STRING, DATE, TIMESTAMP and UUID; [][]byte for BYTES; NUMERIC
 // arrays are []spanner.NullNumeric whatever the options). Beyond

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+
 	"github.com/spannerfast/spannerfast/decode"
 )
 
@@ -111,5 +113,24 @@ func TestPlanCacheConcurrent(t *testing.T) {
 	}
 	if n := decode.PlanCacheLen(planCacheOpts); n > limit {
 		t.Errorf("cache holds %d plans, limit %d", n, limit)
+	}
+}
+
+// TestPlanKeyHasAnnotation: a PostgreSQL-annotated column and its GoogleSQL
+// counterpart of the same name are different shapes, each its own cached
+// plan (the key is the encoded row type, annotation included), and each hit
+// afterwards.
+func TestPlanKeyHasAnnotation(t *testing.T) {
+	defer decode.ResetPlanCache(planCacheOpts, 16)()
+	for _, pair := range [][2]*spannerpb.Type{{tNumeric, tPGNumeric}, {tJSON, tPGJSONB}, {tInt64, tPGOID}, {arrayOf(tNumeric), arrayOf(tPGNumeric)}} {
+		g, p := rowType(fld("c", pair[0])), rowType(fld("c", pair[1]))
+		before := decode.PlanMisses()
+		pg, pp := planOf(t, g), planOf(t, p)
+		if pg == pp || decode.PlanMisses()-before != 2 {
+			t.Errorf("%s and %s share a plan", decode.TypeName(pair[0]), decode.TypeName(pair[1]))
+		}
+		if planOf(t, g) != pg || planOf(t, p) != pp || decode.PlanMisses()-before != 2 {
+			t.Errorf("%s / %s: a second lookup built a plan again", decode.TypeName(pair[0]), decode.TypeName(pair[1]))
+		}
 	}
 }
