@@ -49,10 +49,12 @@ func newConnector(cfg *dsn.Config) (*Connector, error) {
 	return &Connector{client: client, statements: conn.NewStatementCache(cfg)}, nil
 }
 
-// Connect returns a new connection on the connector's Client. It makes no
-// RPC, except with auto_config_emulator until the instance and database
-// exist: then it creates them first, so that whatever the connection runs
-// first (DDL included) finds them.
+// Connect returns a new connection on the connector's Client. With
+// auto_config_emulator it first creates the instance and database if they
+// do not exist yet, so that whatever the connection runs first (DDL
+// included) finds them. The first connection learns the database's dialect
+// (one query, as go-sql-spanner's first connection makes; none when the DSN
+// gives database_dialect); later connections make no RPC here.
 func (c *Connector) Connect(ctx context.Context) (sqldriver.Conn, error) {
 	if c.closed.Load() {
 		return nil, ErrConnectorClosed
@@ -63,7 +65,11 @@ func (c *Connector) Connect(ctx context.Context) (sqldriver.Conn, error) {
 	if err := c.client.EnsureEmulator(ctx); err != nil {
 		return nil, err
 	}
-	return conn.New(c.client, c.statements), nil
+	cn, err := conn.Open(ctx, c.client, c.statements)
+	if err != nil {
+		return nil, err
+	}
+	return cn, nil
 }
 
 // Driver returns the spannerfast Driver.

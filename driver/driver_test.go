@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 
 const dbPath = "projects/p/instances/i/databases/d"
 
+// startSpannertest starts the official client's in-memory server. It has no
+// INFORMATION_SCHEMA.DATABASE_OPTIONS, so DSNs on it give database_dialect
+// and so no connection asks for the dialect.
 func startSpannertest(t *testing.T) string {
 	t.Helper()
 	srv, err := spannertest.NewServer("localhost:0")
@@ -80,6 +83,7 @@ func TestOpenDBWithConnector(t *testing.T) {
 	cfg := dsn.NewConfig()
 	cfg.Endpoint, cfg.UsePlainText = addr, true
 	cfg.Project, cfg.Instance, cfg.Database = "p", "i", "d"
+	cfg.DatabaseDialect = dsn.DialectGoogleSQL
 	cfg.NumChannels = 2
 	cfg.RawDecode = true // accepted; the connection decides how to honour it
 	connector, err := NewConnector(cfg)
@@ -139,7 +143,7 @@ func TestOpenDBWithConnector(t *testing.T) {
 
 func TestSQLOpenConnsAndClose(t *testing.T) {
 	addr := startSpannertest(t)
-	db, err := sql.Open(Name, addr+"/"+dbPath+";usePlainText=true")
+	db, err := sql.Open(Name, addr+"/"+dbPath+";usePlainText=true;database_dialect=GOOGLE_STANDARD_SQL")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +197,7 @@ func TestConnectCancelled(t *testing.T) {
 
 func TestDriverOpenCachesConnector(t *testing.T) {
 	addr := startSpannertest(t)
-	name := addr + "/" + dbPath + ";usePlainText=true"
+	name := addr + "/" + dbPath + ";usePlainText=true;database_dialect=GOOGLE_STANDARD_SQL"
 	d := &Driver{}
 	t.Cleanup(func() {
 		openCache.mu.Lock()

@@ -117,8 +117,9 @@ type ConnectionStateType string
 
 // ConnectionStateType values.
 const (
-	// ConnectionStateDefault means the dialect's default (non-transactional
-	// for GoogleSQL).
+	// ConnectionStateDefault means the dialect's default: TRANSACTIONAL on
+	// a PostgreSQL-dialect database, NON_TRANSACTIONAL on a GoogleSQL one
+	// (see Config.StateType).
 	ConnectionStateDefault          ConnectionStateType = "DEFAULT"
 	ConnectionStateTransactional    ConnectionStateType = "TRANSACTIONAL"
 	ConnectionStateNonTransactional ConnectionStateType = "NON_TRANSACTIONAL"
@@ -139,7 +140,9 @@ const (
 type DatabaseDialect string
 
 // DatabaseDialect values, spelled as databasepb.DatabaseDialect.
-// DialectUnspecified is only a value of dialect (no choice made).
+// DialectUnspecified means no choice made: for database_dialect, that the
+// connector learns the dialect from the database when it first connects;
+// for dialect, that a new database gets database_dialect's.
 const (
 	DialectUnspecified DatabaseDialect = "DATABASE_DIALECT_UNSPECIFIED"
 	DialectGoogleSQL   DatabaseDialect = "GOOGLE_STANDARD_SQL"
@@ -215,12 +218,14 @@ type Config struct {
 	// (and the emulator set-up); 0 means only the caller's context bounds it.
 	ConnectTimeout time.Duration
 	// ConnectionStateType (connection_state_type): TRANSACTIONAL makes SET
-	// in a transaction part of it (undone by its rollback); DEFAULT is
-	// NON_TRANSACTIONAL, GoogleSQL's default.
+	// in a transaction part of it (undone by its rollback); DEFAULT is the
+	// database dialect's default (StateType).
 	ConnectionStateType ConnectionStateType
-	// DatabaseDialect (database_dialect) is accepted and kept for
-	// PostgreSQL-dialect support (a future feature); GoogleSQL is what the
-	// driver speaks today.
+	// DatabaseDialect (database_dialect) is the dialect of the database.
+	// DialectUnspecified (the default) makes the connector ask the
+	// database when it first connects, as go-sql-spanner does; a dialect
+	// given here is taken as the database's without asking. Connections
+	// see the dialect in effect here (SHOW VARIABLE database_dialect).
 	DatabaseDialect DatabaseDialect
 
 	// ---- Per-connection properties (defaults for each connection; SET
@@ -372,13 +377,27 @@ func NewConfig() *Config {
 		MaxBufferedBytes:       DefaultMaxBufferedBytes,
 
 		ConnectionStateType:                 ConnectionStateDefault,
-		DatabaseDialect:                     DialectGoogleSQL,
+		DatabaseDialect:                     DialectUnspecified,
 		AutoBatchDMLUpdateCount:             DefaultAutoBatchDMLUpdateCount,
 		AutoBatchDMLUpdateCountVerification: true,
 		DDLExecutionMode:                    DDLSync,
 		DDLAsyncWaitTimeout:                 DefaultDDLAsyncWaitTimeout,
 		MaxPartitionedParallelism:           DefaultMaxPartitionedParallelism,
 	}
+}
+
+// StateType returns the connection state type in effect: the
+// connection_state_type given, or for DEFAULT the database dialect's
+// default, TRANSACTIONAL on PostgreSQL and NON_TRANSACTIONAL otherwise (as
+// go-sql-spanner).
+func (c *Config) StateType() ConnectionStateType {
+	if c.ConnectionStateType != ConnectionStateDefault && c.ConnectionStateType != "" {
+		return c.ConnectionStateType
+	}
+	if c.DatabaseDialect == DialectPostgreSQL {
+		return ConnectionStateTransactional
+	}
+	return ConnectionStateNonTransactional
 }
 
 // NewDatabaseDialect returns the dialect of a database this connection

@@ -498,11 +498,12 @@ var properties = []property{
 	startup(shown(enumProp("connection_state_type", func(c *Config) *ConnectionStateType { return &c.ConnectionStateType }, map[string]ConnectionStateType{
 		"DEFAULT": ConnectionStateDefault, "TRANSACTIONAL": ConnectionStateTransactional, "NONTRANSACTIONAL": ConnectionStateNonTransactional,
 	}, "DEFAULT, TRANSACTIONAL or NON_TRANSACTIONAL"), func(c *Config) any { return stateTypeText(c.ConnectionStateType) })).
-		doc("TRANSACTIONAL: SET, SET LOCAL and RESET in a transaction are undone by its rollback or failed commit and kept by its commit; DEFAULT (GoogleSQL) and NON_TRANSACTIONAL keep them whatever the outcome"),
+		doc("TRANSACTIONAL: SET, SET LOCAL and RESET in a transaction are undone by its rollback or failed commit and kept by its commit; NON_TRANSACTIONAL keeps them whatever the outcome; DEFAULT is TRANSACTIONAL on a PostgreSQL-dialect database and NON_TRANSACTIONAL on a GoogleSQL one"),
 	startup(enumProp("database_dialect", func(c *Config) *DatabaseDialect { return &c.DatabaseDialect }, map[string]DatabaseDialect{
+		"DATABASEDIALECTUNSPECIFIED": DialectUnspecified, "UNSPECIFIED": DialectUnspecified,
 		"GOOGLESTANDARDSQL": DialectGoogleSQL, "GOOGLESQL": DialectGoogleSQL, "POSTGRESQL": DialectPostgreSQL,
-	}, "GOOGLE_STANDARD_SQL or POSTGRESQL")).
-		doc("accepted and kept for PostgreSQL-dialect support (future); the driver speaks GoogleSQL"),
+	}, "GOOGLE_STANDARD_SQL, POSTGRESQL or DATABASE_DIALECT_UNSPECIFIED")).
+		doc("dialect of the database; unspecified: the connector reads it from the database (INFORMATION_SCHEMA.DATABASE_OPTIONS) when it first connects, a dialect given here is used without asking; SHOW VARIABLE gives the dialect in effect"),
 
 	// Per-connection properties.
 	property{name: "isolation_level", kind: kindEnum, typ: "DEFAULT, SERIALIZABLE, REPEATABLE_READ or SNAPSHOT",

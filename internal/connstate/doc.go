@@ -11,7 +11,8 @@
 //
 //   - session: Set changes a value until it is set again, reset or the
 //     connection goes back to the pool (ResetAll);
-//   - transaction: with connection_state_type=TRANSACTIONAL, what Set,
+//   - transaction: with connection_state_type=TRANSACTIONAL (the default
+//     on a PostgreSQL-dialect database: dsn.Config.StateType), what Set,
 //     SetLocal and Reset change inside a transaction is undone when it ends
 //     without a commit (EndTransaction(false));
 //   - local: SetLocal changes a value until the open transaction ends,

@@ -73,7 +73,7 @@ func (s *Store) EndTransaction(committed bool) {
 // transactional reports whether property changes in a transaction belong
 // to it.
 func (s *Store) transactional() bool {
-	return s.cur.ConnectionStateType == dsn.ConnectionStateTransactional
+	return s.cur.StateType() == dsn.ConnectionStateTransactional
 }
 
 // beforeChange runs before Set, SetLocal or Reset changes anything: with

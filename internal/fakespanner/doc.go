@@ -22,7 +22,10 @@
 //     the Result registered for the exact SQL text with AddResult (or from a
 //     SetFallback function). Unknown SQL fails with INVALID_ARGUMENT naming
 //     the SQL. "SELECT 1" is pre-registered (Select1); DML gives a DML
-//     result with row_count_exact.
+//     result with row_count_exact. DialectQuery, which a connector sends
+//     on its first connection, is answered GOOGLE_STANDARD_SQL unless a
+//     test registers another answer, and kept out of the recording
+//     (dialect.go).
 //   - Database admin (admin.go): UpdateDatabaseDdl, CreateDatabase and
 //     DropDatabase, answered with long-running operations that
 //     GetOperation completes (SetOperationPolls); AddDDLError scripts a

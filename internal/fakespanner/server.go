@@ -46,6 +46,7 @@ type Server struct {
 	admin         *admin         // database admin and operations services (admin.go)
 	parts         partitionState // partitions.go
 	streams       StreamOutcomes
+	dialectAsked  int // DialectQuery streams received (dialect.go)
 }
 
 // StreamOutcomes counts how ExecuteStreamingSql calls ended on the server.
@@ -132,6 +133,7 @@ func New() *Server {
 	spannerpb.RegisterSpannerServer(s.gs, s)
 	s.registerAdmin()
 	s.AddResult("SELECT 1", Select1())
+	s.AddResult(DialectQuery, DialectResult("GOOGLE_STANDARD_SQL"))
 	return s
 }
 
@@ -325,6 +327,10 @@ func (rs *recordingStream) RecvMsg(m any) error {
 		return nil
 	}
 	rs.received = true
+	if isDialectQuery(rs.method, m) {
+		rs.s.noteDialectQuery()
+		return nil
+	}
 	return rs.s.beforeMethod(rs.Context(), rs.method, m)
 }
 

@@ -292,7 +292,9 @@ func copyRS(rs *spannerpb.ResultSet) *spannerpb.ResultSet {
 // from the start or right after the message carrying resume_token.
 func (s *Server) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream spannerpb.Spanner_ExecuteStreamingSqlServer) error {
 	ctx := stream.Context()
-	defer s.countStreamEnd(ctx)
+	if req.GetSql() != DialectQuery {
+		defer s.countStreamEnd(ctx)
+	}
 	t, begun, err := s.selectTxn(req.GetSession(), req.GetTransaction())
 	if err != nil {
 		return err

@@ -75,9 +75,10 @@ type Client struct {
 
 	official officialClient // Official (underlying.go)
 
-	mu     sync.Mutex
-	flight *flight // session creation in progress, if any
-	closed bool
+	mu      sync.Mutex
+	flight  *flight      // session creation in progress, if any
+	dialect dialectState // the database's dialect, once known (dialect.go)
+	closed  bool
 }
 
 // sessionState is an immutable snapshot of the current session.

@@ -68,6 +68,12 @@
 // (its GetDatabase reports every database as existing, so nothing is
 // created there).
 //
+// The database's dialect: DialectConfig returns the configuration with
+// database_dialect in effect, learned once per Client through a function
+// the connection layer gives it (the query is theirs) unless the DSN gives
+// it; concurrent first callers share one detection, and a failure is not
+// kept.
+//
 // Official returns an official *spanner.Client on the connector's first
 // channel, made on first use and closed with the Client.
 //

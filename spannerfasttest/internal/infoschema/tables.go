@@ -81,6 +81,10 @@ var isTables = map[string][]struct {
 		{"CONSTRAINT_NAME", tString}, {"TABLE_CATALOG", tString}, {"TABLE_SCHEMA", tString},
 		{"TABLE_NAME", tString}, {"CONSTRAINT_TYPE", tString}, {"IS_DEFERRABLE", tString},
 		{"INITIALLY_DEFERRED", tString}, {"ENFORCED", tString}},
+	// DATABASE_OPTIONS holds the one option of a GoogleSQL database
+	// (spannertest's only dialect), which drivers read on connecting.
+	"DATABASE_OPTIONS": {{"CATALOG_NAME", tString}, {"SCHEMA_NAME", tString},
+		{"OPTION_NAME", tString}, {"OPTION_TYPE", tString}, {"OPTION_VALUE", tString}},
 }
 
 // relation builds the rows of an INFORMATION_SCHEMA table from the
@@ -93,6 +97,10 @@ func (s *Schema) relation(name string) (*isRel, bool) {
 	r := &isRel{}
 	for _, d := range def {
 		r.cols, r.types = append(r.cols, d.name), append(r.types, d.typ)
+	}
+	if name == "DATABASE_OPTIONS" {
+		r.rows = [][]any{{"", "", "database_dialect", "STRING", "GOOGLE_STANDARD_SQL"}}
+		return r, true
 	}
 	for i := range s.Tables {
 		r.rows = append(r.rows, s.rowsOf(name, &s.Tables[i])...)
