@@ -76,6 +76,15 @@ func New(c *transport.Client, statements *sqlparse.Cache) *Conn {
 	return &Conn{client: c, statements: statements, state: connstate.New(c.Config()), sessions: c.NewSessionLease()}
 }
 
+// SetDatabase gives a new connection, before its first statement, what it
+// learns of its database when it opens: cfg, the client's configuration
+// with the database's dialect (transport.Client.DialectConfig), which its
+// properties start at and RESET goes back to, and statements, the
+// connector's parse cache for that dialect.
+func (c *Conn) SetDatabase(cfg *dsn.Config, statements *sqlparse.Cache) {
+	c.state, c.statements = connstate.New(cfg), statements
+}
+
 // props returns the connection's property values in effect (read them;
 // change them through c.state).
 func (c *Conn) props() *dsn.Config { return c.state.Values() }

@@ -7,9 +7,7 @@ import (
 	"io"
 	"sync/atomic"
 
-	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/dsn"
-	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
@@ -21,7 +19,7 @@ var ErrConnectorClosed = errors.New("spannerfast: connector is closed")
 // calls Close.
 type Connector struct {
 	client     *transport.Client
-	statements *sqlparse.Cache // statements parsed by its connections
+	statements statementCache // statements parsed by its connections (dialect.go)
 	closed     atomic.Bool
 }
 
@@ -46,7 +44,7 @@ func newConnector(cfg *dsn.Config) (*Connector, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Connector{client: client, statements: conn.NewStatementCache(cfg)}, nil
+	return &Connector{client: client}, nil
 }
 
 // Connect returns a new connection on the connector's Client. With
@@ -65,7 +63,7 @@ func (c *Connector) Connect(ctx context.Context) (sqldriver.Conn, error) {
 	if err := c.client.EnsureEmulator(ctx); err != nil {
 		return nil, err
 	}
-	cn, err := conn.Open(ctx, c.client, c.statements)
+	cn, err := c.open(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // DetectDialect asks the database for its dialect. The connection layer
-// supplies it (it runs a query, which this package does not know how to do).
+// supplies it (a query, which this package does not know how to run).
 type DetectDialect func(ctx context.Context) (dsn.DatabaseDialect, error)
 
 // dialectState is what a Client knows of its database's dialect.
