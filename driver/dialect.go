@@ -60,8 +60,13 @@ func askDialect(ctx context.Context, cn *conn.Conn) (dsn.DatabaseDialect, error)
 		}
 		return "", fmt.Errorf("%s: %w", what, err)
 	}
-	name, ok := dest[0].(string)
-	if !ok {
+	var name string
+	switch v := dest[0].(type) {
+	case string:
+		name = v
+	case []byte: // raw_decode: the bytes alias the receive buffer until Next
+		name = string(v)
+	default:
 		return "", fmt.Errorf("%s: got %T, want a string", what, dest[0])
 	}
 	switch err := r.Next(dest); {

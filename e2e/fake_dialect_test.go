@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -31,15 +32,16 @@ func showText(t *testing.T, ctx context.Context, q interface {
 
 // TestFakeDialectDetectedOnce: concurrent first connections share one
 // detection (the answer is slow, so they overlap), later ones ask nothing,
-// and every connection reports the database's answer.
+// and every connection reports the database's answer, in both decode
+// modes.
 func TestFakeDialectDetectedOnce(t *testing.T) {
 	ctx := context.Background()
-	for _, dialect := range []string{"GOOGLE_STANDARD_SQL", "POSTGRESQL"} {
+	for i, dialect := range []string{"GOOGLE_STANDARD_SQL", "POSTGRESQL", "GOOGLE_STANDARD_SQL", "POSTGRESQL"} {
 		s := fakespanner.Start(t)
 		r := fakespanner.DialectResult(dialect)
 		r.Faults = []fakespanner.Fault{{Delay: 200 * time.Millisecond}}
 		s.AddResult(fakespanner.DialectQuery, r)
-		db := openFake(t, s)
+		db := openFake(t, s, fmt.Sprintf("rawDecode=%v", i >= 2))
 		var wg sync.WaitGroup
 		conns := make([]*sql.Conn, 4)
 		errs := make([]error, len(conns))
