@@ -85,6 +85,26 @@ func (c *Conn) SetDatabase(cfg *dsn.Config, statements *sqlparse.Cache) {
 	c.state, c.statements = connstate.New(cfg), statements
 }
 
+// QueryStrong runs query, which has no parameters, in a single-use strong
+// read on the connection's session with none of the connection's statement
+// properties (tags, priority, staleness, partitioning...), as the official
+// client's Single().Query: for what the driver asks the database itself.
+func (c *Conn) QueryStrong(ctx context.Context, query string) (driver.Rows, error) {
+	session, err := c.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req := &spannerpb.ExecuteSqlRequest{Session: session, Sql: query, Transaction: &spannerpb.TransactionSelector{
+		Selector: &spannerpb.TransactionSelector_SingleUse{SingleUse: &spannerpb.TransactionOptions{
+			Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: &spannerpb.TransactionOptions_ReadOnly{
+				TimestampBound: &spannerpb.TransactionOptions_ReadOnly_Strong{Strong: true}}}}}}}
+	r, err := c.stream(ctx, req, false, rows.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // props returns the connection's property values in effect (read them;
 // change them through c.state).
 func (c *Conn) props() *dsn.Config { return c.state.Values() }

@@ -44,11 +44,12 @@ func (c *Connector) open(ctx context.Context) (*conn.Conn, error) {
 	return cn, nil
 }
 
-// askDialect runs dialectQuery on cn and reads its one value. Errors keep
-// the server's gRPC code.
+// askDialect runs dialectQuery on cn (a single-use strong read without the
+// connection's statement properties, as go-sql-spanner's Single().Query)
+// and reads its one value. Errors keep the server's gRPC code.
 func askDialect(ctx context.Context, cn *conn.Conn) (dsn.DatabaseDialect, error) {
 	const what = "spannerfast: reading the database's dialect"
-	r, err := cn.QueryContext(ctx, dialectQuery, nil)
+	r, err := cn.QueryStrong(ctx, dialectQuery)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", what, err)
 	}
