@@ -93,6 +93,11 @@ func New(ws []*workload.Workload) (*Server, error) {
 		}
 		s.bytes[w.SQL] = n
 	}
+	dialect, err := dialectAnswer()
+	if err != nil {
+		return nil, err
+	}
+	s.results[DialectQuery] = dialect
 	return s, nil
 }
 

@@ -139,3 +139,19 @@ func TestErrorsAndSmallCalls(t *testing.T) {
 		t.Errorf("Read: %v", err)
 	}
 }
+
+// TestDialectQuery: the server answers the dialect query a connector sends
+// on its first connection, as a GoogleSQL database.
+func TestDialectQuery(t *testing.T) {
+	msgs, err := dialectAnswer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prs spannerpb.PartialResultSet
+	if err := proto.Unmarshal(msgs[0].Bytes(), &prs); err != nil {
+		t.Fatal(err)
+	}
+	if got := prs.GetValues()[0].GetStringValue(); got != "GOOGLE_STANDARD_SQL" || !prs.GetLast() {
+		t.Fatalf("answer %q (last %v), want GOOGLE_STANDARD_SQL, last", got, prs.GetLast())
+	}
+}
