@@ -104,7 +104,7 @@ type multiPlan struct {
 }
 
 func (c *Conn) splitMulti(query string) (multiPlan, error) {
-	stmts, err := sqlparse.Split(query)
+	stmts, err := sqlparse.SplitDialect(c.statements.Dialect(), query)
 	if err != nil {
 		return multiPlan{}, err
 	}

@@ -76,11 +76,16 @@ func toStatement(p sqlparse.Statement) statement {
 
 // NewStatementCache returns the parse cache a connector's connections
 // share (New), sized by statement_cache_size: it keeps nothing when
-// disable_statement_cache is set.
+// disable_statement_cache is set. It parses in the dialect of
+// database_dialect (GoogleSQL unless POSTGRESQL; the connector makes it
+// once the database's dialect is known).
 func NewStatementCache(cfg *dsn.Config) *sqlparse.Cache {
 	size := cfg.StatementCacheSize
 	if cfg.DisableStatementCache {
 		size = 0
+	}
+	if cfg.DatabaseDialect == dsn.DialectPostgreSQL {
+		return sqlparse.NewDialectCache(size, sqlparse.PostgreSQL)
 	}
 	return sqlparse.NewCache(size)
 }

@@ -45,6 +45,27 @@ func TestStatementCacheProperties(t *testing.T) {
 	}
 }
 
+// TestStatementCacheDialect: the cache parses in database_dialect's
+// dialect (GoogleSQL unless POSTGRESQL), with and without caching.
+func TestStatementCacheDialect(t *testing.T) {
+	for _, c := range []struct {
+		dialect dsn.DatabaseDialect
+		off     bool
+		want    string
+	}{
+		{dsn.DialectUnspecified, false, "SELECT @p1"},
+		{dsn.DialectGoogleSQL, false, "SELECT @p1"},
+		{dsn.DialectPostgreSQL, false, "SELECT $1"},
+		{dsn.DialectPostgreSQL, true, "SELECT $1"},
+	} {
+		cfg := dsn.NewConfig()
+		cfg.DatabaseDialect, cfg.DisableStatementCache = c.dialect, c.off
+		if st, err := NewStatementCache(cfg).Parse("SELECT ?"); err != nil || st.SQL != c.want {
+			t.Errorf("%s (cache off: %v): SELECT ? parsed as %q, %v; want %q", c.dialect, c.off, st.SQL, err, c.want)
+		}
+	}
+}
+
 func TestClassify(t *testing.T) {
 	for _, c := range []struct {
 		in   string

@@ -78,3 +78,32 @@ func TestEmulatorCreateDatabaseSameDialect(t *testing.T) {
 		t.Fatalf("the new database's dialect is %q, want POSTGRESQL", got)
 	}
 }
+
+// TestEmulatorPostgreSQLParameters: on a PostgreSQL database statements
+// are read as PostgreSQL: $1..$n parameters bind the arguments in order,
+// ? is rewritten to $n, and a string of several statements splits on
+// PostgreSQL's lexical rules (a dollar-quoted string holds a semicolon).
+func TestEmulatorPostgreSQLParameters(t *testing.T) {
+	t.Parallel()
+	ctx := emuCtx(t)
+	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL),
+		emulatortest.WithDDL("CREATE TABLE users (id bigint primary key, name varchar)"))
+	db := emuOpen(t, edb.DSN())
+	emuExec(t, ctx, db, "INSERT INTO users (id, name) VALUES ($1, $2)", 1, "alice")
+	emuExec(t, ctx, db, "INSERT INTO users (id, name) VALUES (?, ?)", 2, "bob")
+	emuExec(t, ctx, db, "INSERT INTO users (id, name) VALUES (3, $$c;d$$); INSERT INTO users (id, name) VALUES (4, 'e')")
+	if got := emuColumn[string](t, ctx, db, "SELECT name FROM users WHERE id = $1", 1); len(got) != 1 || got[0] != "alice" {
+		t.Errorf("SELECT ... WHERE id = $1 (1): %q, want [alice]", got)
+	}
+	if got := emuColumn[string](t, ctx, db, "SELECT name FROM users WHERE id = $1 OR name = $2 ORDER BY id", 3, "bob"); len(got) != 2 || got[0] != "bob" || got[1] != "c;d" {
+		t.Errorf("SELECT ... WHERE id = $1 OR name = $2: %q, want [bob c;d]", got)
+	}
+	if got := emuInt64s(t, ctx, db, "SELECT count(*) FROM users"); len(got) != 1 || got[0] != 4 {
+		t.Errorf("count = %v, want [4]", got)
+	}
+	// database_dialect given: the same, without asking the database.
+	given := emuOpen(t, edb.DSN("database_dialect=POSTGRESQL"))
+	if got := emuColumn[string](t, ctx, given, "SELECT name FROM users WHERE id = $1", 2); len(got) != 1 || got[0] != "bob" {
+		t.Errorf("database_dialect=POSTGRESQL: %q, want [bob]", got)
+	}
+}

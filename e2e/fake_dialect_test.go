@@ -173,3 +173,32 @@ func TestFakeDialectConnectionStateDefault(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestFakeDialectParsesStatements: a connector parses statements in its
+// database's dialect: on a PostgreSQL database `$1` is a parameter (sent as
+// p1) and `?` becomes `$1`; on a GoogleSQL one `?` becomes `@p1`.
+func TestFakeDialectParsesStatements(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ dialect, query, sent, param string }{
+		{"POSTGRESQL", "SELECT $1", "SELECT $1", "p1"},
+		{"POSTGRESQL", "SELECT ?", "SELECT $1", "p1"},
+		{"GOOGLE_STANDARD_SQL", "SELECT ?", "SELECT @p1", "p1"},
+	} {
+		s := fakespanner.Start(t)
+		s.AddResult(fakespanner.DialectQuery, fakespanner.DialectResult(tc.dialect))
+		s.AddResult(tc.sent, fakespanner.Select1())
+		db := openFake(t, s)
+		var n int64
+		if err := db.QueryRowContext(ctx, tc.query, int64(7)).Scan(&n); err != nil {
+			t.Fatalf("%s: %s: %v", tc.dialect, tc.query, err)
+		}
+		reqs := s.RequestsFor("ExecuteStreamingSql")
+		if len(reqs) != 1 {
+			t.Fatalf("%s: %d requests", tc.dialect, len(reqs))
+		}
+		req := reqs[0].ExecuteSQL()
+		if req.GetSql() != tc.sent || req.GetParams().GetFields()[tc.param].GetStringValue() != "7" {
+			t.Errorf("%s: %s sent as %q with params %v, want %q with %s = 7", tc.dialect, tc.query, req.GetSql(), req.GetParams(), tc.sent, tc.param)
+		}
+	}
+}
