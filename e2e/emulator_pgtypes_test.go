@@ -57,7 +57,8 @@ func emuPGTypesRows() [][]any {
 
 // emuPGInsert inserts the rows through spannerfast. The statement uses
 // PostgreSQL's $1..$n; the arguments are named p1..pn, the names Spanner
-// gives those parameters, which spannerfast sends as they are.
+// gives those parameters (TestEmulatorPostgreSQLPositional binds them by
+// position).
 func emuPGInsert(t *testing.T, ctx context.Context, db *sql.DB) {
 	t.Helper()
 	for _, r := range emuPGTypesRows() {
@@ -411,5 +412,26 @@ func TestEmulatorPostgreSQLOID(t *testing.T) {
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(got, [][]any{{int64(16), nil}}) {
 			t.Errorf("%s: %#v, go-sql-spanner %#v, want [[16 nil]]", mode, got, want)
 		}
+	}
+}
+
+// TestEmulatorPostgreSQLPositional: the same rows written with positional
+// arguments bound to $1..$n read back as those written with named ones.
+func TestEmulatorPostgreSQLPositional(t *testing.T) {
+	t.Parallel()
+	ctx := emuCtx(t)
+	named := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGTypesDDL))
+	emuPGInsert(t, ctx, emuOpen(t, named.DSN()))
+	pos := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGTypesDDL))
+	db := emuOpen(t, pos.DSN())
+	for _, r := range emuPGTypesRows() {
+		emuExec(t, ctx, db, "INSERT INTO pgtypes ("+emuPGTypesColumns+") VALUES "+
+			"($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)", r...)
+	}
+	query := "SELECT " + emuPGTypesColumns + " FROM pgtypes ORDER BY k"
+	want := emuSFRows(t, ctx, emuOpen(t, named.DSN()), query)
+	got := emuSFRows(t, ctx, db, query)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("positional:\n%#v\nnamed:\n%#v", got, want)
 	}
 }
