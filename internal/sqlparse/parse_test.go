@@ -31,7 +31,7 @@ func TestLiterals(t *testing.T) {
 		if err != nil || st.SQL != want || !slices.Equal(st.Params, []string{"p1"}) {
 			t.Errorf("Parse(%q) = %q %q %v; want %q [p1]", sql, st.SQL, st.Params, err, want)
 		}
-		if got := literalTexts(t, sql); len(got) != 1 || got[0] != lit {
+		if got := literalTexts(t, GoogleSQL, sql); len(got) != 1 || got[0] != lit {
 			t.Errorf("literals of %q = %q, want [%q]", sql, got, lit)
 		}
 	}
@@ -47,7 +47,7 @@ func TestPrefixesAreWords(t *testing.T) {
 		"SELECT _b'?'":  {"'?'"},
 		"SELECT @b'?'":  {"'?'"}, // the parameter @b, then a string
 	} {
-		if got := literalTexts(t, sql); !slices.Equal(got, want) {
+		if got := literalTexts(t, GoogleSQL, sql); !slices.Equal(got, want) {
 			t.Errorf("literals of %q = %q, want %q", sql, got, want)
 		}
 	}
@@ -75,12 +75,7 @@ func TestParams(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	for _, c := range []struct {
-		sql    string
-		err    error
-		what   string
-		offset int
-	}{
+	checkSyntaxErrors(t, GoogleSQL, []syntaxCase{
 		{"SELECT 'abc", ErrUnclosedLiteral, "string literal", 7},
 		{"SELECT 'ab\nc'", ErrUnclosedLiteral, "string literal", 7},
 		{`SELECT "abc\"`, ErrUnclosedLiteral, "string literal", 7},
@@ -94,24 +89,11 @@ func TestErrors(t *testing.T) {
 		{"SET x = 'abc", ErrUnclosedLiteral, "string literal", 8},
 		{"SELECT ?, @name", ErrMixedParams, "@name", 10},
 		{"SELECT @name, ?", ErrMixedParams, "@name", 7},
-	} {
-		_, err := Parse(c.sql)
-		var se *SyntaxError
-		if !errors.As(err, &se) || !errors.Is(err, c.err) || se.What != c.what || se.Offset != c.offset ||
-			status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), c.what) {
-			t.Errorf("Parse(%q): %v; want %v (%s at %d), InvalidArgument", c.sql, err, c.err, c.what, c.offset)
-		}
-	}
+	})
 }
 
 func TestClassify(t *testing.T) {
-	for _, c := range []struct {
-		in      string
-		kind    Kind
-		dml     DMLKind
-		keyword string
-		rest    string
-	}{
+	checkClassify(t, GoogleSQL, []classifyCase{
 		{"SELECT 1", Query, NotDML, "SELECT", "1"},
 		{"  -- c\n /* c */ # c\n@{FORCE_INDEX=x} select 1", Query, NotDML, "SELECT", "1"},
 		{"@{a='}'} WITH t AS (SELECT 1) SELECT * FROM t", Query, NotDML, "WITH", "t AS (SELECT 1) SELECT * FROM t"},
@@ -142,12 +124,7 @@ func TestClassify(t *testing.T) {
 		{"EXPLAIN SELECT 1", Query, NotDML, "EXPLAIN", "SELECT 1"},
 		{"", Query, NotDML, "", ""},
 		{"-- only a comment", Query, NotDML, "", ""},
-	} {
-		st, err := Parse(c.in)
-		if err != nil || st.Kind != c.kind || st.DML != c.dml || st.Keyword != c.keyword || st.rest != c.rest {
-			t.Errorf("Parse(%q) = %v %v %q %q %v; want %v %v %q %q", c.in, st.Kind, st.DML, st.Keyword, st.rest, err, c.kind, c.dml, c.keyword, c.rest)
-		}
-	}
+	})
 }
 
 // TestClientStatementsKeepText: `?` and @x in client-side statements are
@@ -168,9 +145,10 @@ func TestParseNoCopy(t *testing.T) {
 }
 
 // literalTexts lists the literals, quoted identifiers and comments of sql
-// as the scanner sees them.
-func literalTexts(t testing.TB, sql string) []string {
+// as the scanner of dialect d sees them.
+func literalTexts(t testing.TB, d Dialect, sql string) []string {
 	t.Helper()
+	next := d.rules().next
 	var out []string
 	for i := 0; i < len(sql); {
 		k, end, err := next(sql, i)
@@ -186,6 +164,50 @@ func literalTexts(t testing.TB, sql string) []string {
 		i = end
 	}
 	return out
+}
+
+// syntaxCase is a text that does not scan in a dialect, with the error it
+// must give.
+type syntaxCase struct {
+	sql    string
+	err    error
+	what   string
+	offset int
+}
+
+// checkSyntaxErrors parses each case in dialect d and checks its
+// *SyntaxError: kind, what, offset, and code InvalidArgument.
+func checkSyntaxErrors(t *testing.T, d Dialect, cases []syntaxCase) {
+	t.Helper()
+	for _, c := range cases {
+		_, err := ParseDialect(d, c.sql)
+		var se *SyntaxError
+		if !errors.As(err, &se) || !errors.Is(err, c.err) || se.What != c.what || se.Offset != c.offset ||
+			status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), c.what) {
+			t.Errorf("ParseDialect(%v, %q): %v; want %v (%s at %d), InvalidArgument", d, c.sql, err, c.err, c.what, c.offset)
+		}
+	}
+}
+
+// classifyCase is a statement and what its first keyword makes of it.
+type classifyCase struct {
+	in      string
+	kind    Kind
+	dml     DMLKind
+	keyword string
+	rest    string
+}
+
+// checkClassify parses each case in dialect d and checks its kind, DML
+// kind, keyword and rest.
+func checkClassify(t *testing.T, d Dialect, cases []classifyCase) {
+	t.Helper()
+	for _, c := range cases {
+		st, err := ParseDialect(d, c.in)
+		if err != nil || st.Kind != c.kind || st.DML != c.dml || st.Keyword != c.keyword || st.rest != c.rest {
+			t.Errorf("ParseDialect(%v, %q) = %v %v %q %q %v; want %v %v %q %q", d, c.in, st.Kind, st.DML, st.Keyword, st.rest, err, c.kind, c.dml, c.keyword, c.rest)
+		}
+	}
 }
 
 // FuzzParse: any text gives a Statement or a *SyntaxError (InvalidArgument),
@@ -223,7 +245,7 @@ func FuzzParse(f *testing.F) {
 			}
 			seen[n] = true
 		}
-		if a, b := literalTexts(t, sql), literalTexts(t, st.SQL); !slices.Equal(a, b) {
+		if a, b := literalTexts(t, GoogleSQL, sql), literalTexts(t, GoogleSQL, st.SQL); !slices.Equal(a, b) {
 			t.Fatalf("%q -> %q changed literals or comments: %q -> %q", sql, st.SQL, a, b)
 		}
 		checkTyped(t, sql, st)

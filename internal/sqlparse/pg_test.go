@@ -47,7 +47,7 @@ func TestLiteralsPG(t *testing.T) {
 		if err != nil || st.SQL != want || !slices.Equal(st.Params, []string{"p1"}) {
 			t.Errorf("ParseDialect(PostgreSQL, %q) = %q %q %v; want %q [p1]", sql, st.SQL, st.Params, err, want)
 		}
-		if got := literalTextsPG(t, sql); len(got) != 1 || got[0] != lit {
+		if got := literalTexts(t, PostgreSQL, sql); len(got) != 1 || got[0] != lit {
 			t.Errorf("literals of %q = %q, want [%q]", sql, got, lit)
 		}
 	}
@@ -64,7 +64,7 @@ func TestLiteralsPG(t *testing.T) {
 		"SELECT U&'d\\0061t'":     {"'d\\0061t'"},
 		"SELECT x::text, $1::int": nil,
 	} {
-		if got := literalTextsPG(t, sql); !slices.Equal(got, want) {
+		if got := literalTexts(t, PostgreSQL, sql); !slices.Equal(got, want) {
 			t.Errorf("literals of %q = %q, want %q", sql, got, want)
 		}
 	}
@@ -97,12 +97,7 @@ func TestParamsPG(t *testing.T) {
 }
 
 func TestErrorsPG(t *testing.T) {
-	for _, c := range []struct {
-		sql    string
-		err    error
-		what   string
-		offset int
-	}{
+	checkSyntaxErrors(t, PostgreSQL, []syntaxCase{
 		{"SELECT 'abc", ErrUnclosedLiteral, "string literal", 7},
 		{"SELECT 'it''s", ErrUnclosedLiteral, "string literal", 7},
 		{`SELECT 'a\'b'c`, ErrUnclosedLiteral, "string literal", 12},
@@ -118,24 +113,11 @@ func TestErrorsPG(t *testing.T) {
 		{"SELECT ?, @name", ErrMixedParams, "@name", 10},
 		{"SELECT $1, @name", ErrMixedParams, "@name", 11},
 		{"SELECT @name, $2", ErrMixedParams, "$2", 14},
-	} {
-		_, err := parsePG(c.sql)
-		var se *SyntaxError
-		if !errors.As(err, &se) || !errors.Is(err, c.err) || se.What != c.what || se.Offset != c.offset ||
-			status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), c.what) {
-			t.Errorf("ParseDialect(PostgreSQL, %q): %v; want %v (%s at %d), InvalidArgument", c.sql, err, c.err, c.what, c.offset)
-		}
-	}
+	})
 }
 
 func TestClassifyPG(t *testing.T) {
-	for _, c := range []struct {
-		in      string
-		kind    Kind
-		dml     DMLKind
-		keyword string
-		rest    string
-	}{
+	checkClassify(t, PostgreSQL, []classifyCase{
 		{"SELECT 1", Query, NotDML, "SELECT", "1"},
 		{"  -- c\n /* c /* n */ */ /*@ hint=1 */ select 1", Query, NotDML, "SELECT", "1"},
 		{"@{x=1} SELECT 1", Query, NotDML, "", "@{x=1} SELECT 1"}, // no GoogleSQL hints
@@ -162,12 +144,7 @@ func TestClassifyPG(t *testing.T) {
 		{"PARTITION SELECT 1", Client, NotDML, "PARTITION", "SELECT 1"},
 		{"EXPLAIN SELECT 1", Query, NotDML, "EXPLAIN", "SELECT 1"},
 		{"", Query, NotDML, "", ""},
-	} {
-		st, err := parsePG(c.in)
-		if err != nil || st.Kind != c.kind || st.DML != c.dml || st.Keyword != c.keyword || st.rest != c.rest {
-			t.Errorf("ParseDialect(PostgreSQL, %q) = %v %v %q %q %v; want %v %v %q %q", c.in, st.Kind, st.DML, st.Keyword, st.rest, err, c.kind, c.dml, c.keyword, c.rest)
-		}
-	}
+	})
 	// END is a query in GoogleSQL (an unknown keyword), as in go-sql-spanner.
 	if st, _ := Parse("END"); st.Kind != Query {
 		t.Errorf("Parse(END).Kind = %v, want Query", st.Kind)
@@ -411,26 +388,6 @@ func TestParseNoCopyPG(t *testing.T) {
 	}
 }
 
-// literalTextsPG is literalTexts with the PostgreSQL rules.
-func literalTextsPG(t testing.TB, sql string) []string {
-	t.Helper()
-	var out []string
-	for i := 0; i < len(sql); {
-		k, end, err := nextPG(sql, i)
-		if err != nil {
-			t.Fatalf("scanning %q: %v", sql, err)
-		}
-		if end <= i {
-			t.Fatalf("scanning %q: no progress at %d", sql, i)
-		}
-		if k.literal() {
-			out = append(out, sql[i:end])
-		}
-		i = end
-	}
-	return out
-}
-
 // FuzzParsePostgreSQL: FuzzParse for the PostgreSQL dialect. Any text gives
 // a Statement or an InvalidArgument *SyntaxError, never a panic, the same
 // one each time; the rewrite leaves every literal, quoted identifier and
@@ -467,7 +424,7 @@ func FuzzParsePostgreSQL(f *testing.F) {
 		if (st.Kind == Client && !st.Multi) != (st.Client != nil) || (st.ThenReturn && st.Kind != DML) {
 			t.Fatalf("%q: %s", sql, describe(st))
 		}
-		if a, b := literalTextsPG(t, sql), literalTextsPG(t, st.SQL); !slices.Equal(a, b) {
+		if a, b := literalTexts(t, PostgreSQL, sql), literalTexts(t, PostgreSQL, st.SQL); !slices.Equal(a, b) {
 			t.Fatalf("%q -> %q changed literals or comments: %q -> %q", sql, st.SQL, a, b)
 		}
 		if st.Kind == Client || st.Multi {
