@@ -137,7 +137,7 @@ func TestFakeCommitOutcomeUnknown(t *testing.T) {
 		t.Run(fc.name+"/transaction", func(t *testing.T) {
 			s, db := startTxnFake(t)
 			commitLostFaults(s, fc.err)
-			c := fakeConn(t, db)
+			c := dbConn(t, db)
 			tx, err := c.BeginTx(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -153,7 +153,7 @@ func TestFakeCommitOutcomeUnknown(t *testing.T) {
 		t.Run(fc.name+"/autocommit DML", func(t *testing.T) {
 			s, db := startTxnFake(t)
 			commitLostFaults(s, fc.err)
-			c := fakeConn(t, db)
+			c := dbConn(t, db)
 			_, err := c.ExecContext(ctx, txnInsert)
 			checkOutcomeUnknown(t, s, err, fc.code, 1, fc.commits)
 			if connValid(t, c) {
@@ -163,7 +163,7 @@ func TestFakeCommitOutcomeUnknown(t *testing.T) {
 		t.Run(fc.name+"/Apply", func(t *testing.T) {
 			s, db := startTxnFake(t)
 			commitLostFaults(s, fc.err)
-			c := fakeConn(t, db)
+			c := dbConn(t, db)
 			err := spannerConn(t, c, func(sc sfdriver.SpannerConn) error { _, err := sc.Apply(ctx, testMutations()); return err })
 			checkOutcomeUnknown(t, s, err, fc.code, 0, fc.commits)
 			if n := len(s.RequestsFor("BeginTransaction")); n != 1 {
@@ -184,7 +184,7 @@ func TestFakeCommitRefusedIsRetried(t *testing.T) {
 	for _, e := range []error{fakespanner.ErrUnavailable, status.Error(codes.ResourceExhausted, "fakespanner: too many requests")} {
 		s, db := startTxnFake(t)
 		s.AddMethodFault("Commit", fakespanner.Fault{Err: e})
-		c := fakeConn(t, db)
+		c := dbConn(t, db)
 		if _, err := c.ExecContext(ctx, txnInsert); err != nil {
 			t.Fatalf("%v then success: %v", e, err)
 		}

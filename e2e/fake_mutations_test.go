@@ -42,16 +42,6 @@ func spannerConn(t *testing.T, c *sql.Conn, f func(sfdriver.SpannerConn) error) 
 	return c.Raw(func(dc any) error { return f(dc.(sfdriver.SpannerConn)) })
 }
 
-func fakeConn(t *testing.T, db *sql.DB) *sql.Conn {
-	t.Helper()
-	c, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // writeRequests returns the BeginTransaction, Commit and Rollback requests
 // the server received, in order, with what differs between two servers or
 // clients for the same work blanked: session names, transaction ids and
@@ -172,7 +162,7 @@ func TestFakeApplyMatchesOfficialClient(t *testing.T) {
 			if retry {
 				s.SetCommitRetries(1)
 			}
-			c := fakeConn(t, openFake(t, s))
+			c := dbConn(t, openFake(t, s))
 			var ts time.Time
 			err = spannerConn(t, c, func(sc sfdriver.SpannerConn) (err error) {
 				ts, err = sc.Apply(ctx, tc.ms, tc.opts...)
@@ -204,7 +194,7 @@ func TestFakeApplyAbortRetried(t *testing.T) {
 	for _, atLeastOnce := range []bool{false, true} {
 		s := fakespanner.Start(t)
 		s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.WithRetryDelay(codes.Aborted, "aborted", 0)})
-		c := fakeConn(t, openFake(t, s))
+		c := dbConn(t, openFake(t, s))
 		var opts []spanner.ApplyOption
 		if atLeastOnce {
 			opts = append(opts, spanner.ApplyAtLeastOnce())
@@ -290,7 +280,7 @@ func TestFakeBufferWriteMatchesOfficialClient(t *testing.T) {
 		}
 
 		s, db := startTxnFake(t)
-		c := fakeConn(t, db)
+		c := dbConn(t, db)
 		tx, err := c.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -334,7 +324,7 @@ func TestFakeBufferWriteAbortReplay(t *testing.T) {
 	for _, withDML := range []bool{true, false} {
 		s, db := startTxnFake(t)
 		s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.WithRetryDelay(codes.Aborted, "aborted", 0)})
-		c := fakeConn(t, db)
+		c := dbConn(t, db)
 		tx, err := c.BeginTx(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -384,7 +374,7 @@ func TestFakeBufferWriteAbortReplay(t *testing.T) {
 func TestFakeMutationErrors(t *testing.T) {
 	ctx := context.Background()
 	s, db := startTxnFake(t)
-	c := fakeConn(t, db)
+	c := dbConn(t, db)
 	call := func(f func(sfdriver.SpannerConn) error) error { return spannerConn(t, c, f) }
 	apply := func(sc sfdriver.SpannerConn) error { _, err := sc.Apply(ctx, testMutations()); return err }
 	buffer := func(sc sfdriver.SpannerConn) error { return sc.BufferWrite(testMutations()) }
@@ -450,7 +440,7 @@ func TestFakeMutationErrors(t *testing.T) {
 func TestFakeCommitResponse(t *testing.T) {
 	ctx := context.Background()
 	s, db := startTxnFake(t)
-	c := fakeConn(t, db)
+	c := dbConn(t, db)
 	var applied time.Time
 	var resp *spanner.CommitResponse
 	err := spannerConn(t, c, func(sc sfdriver.SpannerConn) (err error) {

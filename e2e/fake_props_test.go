@@ -364,11 +364,7 @@ func TestFakeTransactionalConnectionState(t *testing.T) {
 func TestFakeTransactionalStateAcrossSetTransaction(t *testing.T) {
 	ctx := context.Background()
 	_, db := startTxnFake(t, "connection_state_type=TRANSACTIONAL")
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dbConn(t, db)
 	for _, st := range []string{"BEGIN", "SET optimizer_version = '8'", "SET TRANSACTION READ ONLY", "ROLLBACK"} {
 		if _, err := c.ExecContext(ctx, st); err != nil {
 			t.Fatalf("%s: %v", st, err)

@@ -191,7 +191,7 @@ func TestFakeRetryBeforeAnyResponseBeginsAgain(t *testing.T) {
 			} else {
 				s.AddMethodFault(tc.method, fakespanner.Fault{Err: fakespanner.ErrUnavailable})
 			}
-			c := fakeConn(t, db)
+			c := dbConn(t, db)
 			tx, err := c.BeginTx(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
