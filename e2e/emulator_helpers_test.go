@@ -27,6 +27,15 @@ func emuDB(t *testing.T, ddl []string, props ...string) (*sql.DB, *emulatortest.
 	return emuOpen(t, edb.DSN(props...)), edb
 }
 
+// emuPGDB opens a spannerfast *sql.DB on a fresh PostgreSQL-dialect
+// database with ddl (PostgreSQL DDL) applied; props are extra DSN
+// properties.
+func emuPGDB(t *testing.T, ddl []string, props ...string) (*sql.DB, *emulatortest.Database) {
+	t.Helper()
+	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(ddl...))
+	return emuOpen(t, edb.DSN(props...)), edb
+}
+
 // openDSN opens dsn and closes the *sql.DB when t ends.
 func emuOpen(t *testing.T, dsnString string) *sql.DB {
 	t.Helper()
