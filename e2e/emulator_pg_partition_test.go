@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spannerfast/spannerfast/internal/emulatortest"
 	sfdriver "github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/internal/emulatortest"
 )
 
 // emuPGPartitionDB opens a PostgreSQL database whose table p holds rows
