@@ -55,7 +55,7 @@ func (r *Result) RowsAffected() (int64, error) { return r.rowsAffected, nil }
 func (r *Result) LastInsertId() (int64, error) {
 	if !r.hasLastInsertID {
 		return 0, status.Error(codes.FailedPrecondition,
-			"spannerfast: LastInsertId needs an INSERT statement with a THEN RETURN clause of one INT64 column")
+			"spannerfast: LastInsertId needs an INSERT statement with a THEN RETURN (PostgreSQL: RETURNING) clause of one INT64 column")
 	}
 	return r.lastInsertID, nil
 }
@@ -72,7 +72,7 @@ func (r *Result) BatchRowsAffected() ([]int64, error) {
 // errDMLReturnsRows is go-sql-spanner's rule for DML with THEN RETURN run
 // through ExecContext.
 var errDMLReturnsRows = status.Error(codes.FailedPrecondition,
-	"spannerfast: ExecContext runs DML with THEN RETURN only for an INSERT returning one row of one INT64 column; use QueryContext for the others")
+	"spannerfast: ExecContext runs DML with THEN RETURN (PostgreSQL: RETURNING) only for an INSERT returning one row of one INT64 column; use QueryContext for the others")
 
 // dmlResult builds the Result of one statement or a batch.
 func dmlResult(counts []int64, rs *spannerpb.ResultSet, keyword string) (*Result, error) {
