@@ -1,0 +1,211 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"reflect"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	sfdriver "github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/internal/emulatortest"
+)
+
+// The batch tests run on both dialects with the same statements: ? is a
+// parameter in both (rewritten to $n on PostgreSQL) and the tables are
+// emuSingersDDL and emuSingersPGDDL, so only the DDL differs.
+
+var emuDialects = []emulatortest.Dialect{emulatortest.GoogleSQL, emulatortest.PostgreSQL}
+
+// emuSingersDB opens a fresh database of dialect d with the Singers
+// tables of that dialect.
+func emuSingersDB(t *testing.T, d emulatortest.Dialect, props ...string) *sql.DB {
+	t.Helper()
+	if d == emulatortest.PostgreSQL {
+		db, _ := emuPGDB(t, emuSingersPGDDL, props...)
+		return db
+	}
+	db, _ := emuDB(t, emuSingersDDL, props...)
+	return db
+}
+
+// emuEachDialect runs f as a parallel subtest per dialect.
+func emuEachDialect(t *testing.T, f func(t *testing.T, ctx context.Context, d emulatortest.Dialect)) {
+	for _, d := range emuDialects {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			f(t, emuCtx(t), d)
+		})
+	}
+}
+
+// TestEmulatorPGDMLBatch: START BATCH DML / RUN BATCH / ABORT BATCH on
+// both dialects, outside and in a read-write transaction, and a failing
+// statement's BatchError with the counts of those before it.
+func TestEmulatorPGDMLBatch(t *testing.T) {
+	t.Parallel()
+	emuEachDialect(t, func(t *testing.T, ctx context.Context, d emulatortest.Dialect) {
+		db := emuSingersDB(t, d)
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		emuExec(t, ctx, c, "START BATCH DML")
+		emuExec(t, ctx, c, "INSERT INTO Singers (SingerId, Name) VALUES (1, 'a'), (2, 'b')")
+		emuExec(t, ctx, c, "UPDATE Singers SET Name = 'z' WHERE SingerId > ?", 0)
+		if n := emuExec(t, ctx, c, "RUN BATCH"); n != 4 {
+			t.Fatalf("RUN BATCH: %d rows, want 4", n)
+		}
+		// ABORT BATCH sends nothing.
+		emuExec(t, ctx, c, "START BATCH DML")
+		emuExec(t, ctx, c, "INSERT INTO Singers (SingerId, Name) VALUES (5, 'aborted')")
+		emuExec(t, ctx, c, "ABORT BATCH")
+		if got := emuInt64s(t, ctx, c, "SELECT SingerId FROM Singers ORDER BY SingerId"); !reflect.DeepEqual(got, []int64{1, 2}) {
+			t.Fatalf("after ABORT BATCH: %v, want [1 2]", got)
+		}
+		// A failing second statement: the first one's count, the error's
+		// code, nothing committed.
+		emuExec(t, ctx, c, "START BATCH DML")
+		emuExec(t, ctx, c, "INSERT INTO Singers (SingerId, Name) VALUES (3, 'c')")
+		emuExec(t, ctx, c, "INSERT INTO Singers (SingerId, Name) VALUES (?, 'dup')", 1)
+		_, err = c.ExecContext(ctx, "RUN BATCH")
+		emuWantCode(t, err, codes.AlreadyExists)
+		var be *sfdriver.BatchError
+		if !errors.As(err, &be) || !reflect.DeepEqual(be.BatchUpdateCounts, []int64{1}) {
+			t.Fatalf("error %v: want a BatchError with counts [1]", err)
+		}
+		if got := emuInt64s(t, ctx, c, "SELECT SingerId FROM Singers ORDER BY SingerId"); !reflect.DeepEqual(got, []int64{1, 2}) {
+			t.Fatalf("after the failed batch: %v, want [1 2]", got)
+		}
+		// In a transaction the batch's writes are the transaction's.
+		tx, err := c.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		emuExec(t, ctx, tx, "START BATCH DML")
+		emuExec(t, ctx, tx, "INSERT INTO Singers (SingerId, Name) VALUES (10, 'x')")
+		emuExec(t, ctx, tx, "INSERT INTO Singers (SingerId, Name) VALUES (11, 'y')")
+		emuExec(t, ctx, tx, "RUN BATCH")
+		if got := emuInt64s(t, ctx, tx, "SELECT COUNT(*) FROM Singers WHERE SingerId >= 10"); got[0] != 2 {
+			t.Fatalf("in the transaction %d rows, want 2", got[0])
+		}
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		if got := emuInt64s(t, ctx, c, "SELECT COUNT(*) FROM Singers WHERE SingerId >= 10"); got[0] != 0 {
+			t.Fatalf("after rollback %d rows, want 0", got[0])
+		}
+	})
+}
+
+// TestEmulatorPGExecuteBatchDml: the Go batch API (ExecuteBatchDml,
+// ExecuteBatchDmlOnConn) on both dialects: the count of each statement,
+// a function's error sends nothing, and a batch in a transaction commits
+// with it.
+func TestEmulatorPGExecuteBatchDml(t *testing.T) {
+	t.Parallel()
+	emuEachDialect(t, func(t *testing.T, ctx context.Context, d emulatortest.Dialect) {
+		db := emuSingersDB(t, d)
+		res, err := sfdriver.ExecuteBatchDml(ctx, db, func(ctx context.Context, b sfdriver.DmlBatch) error {
+			if err := b.ExecContext(ctx, "INSERT INTO Singers (SingerId, Name) VALUES (?, ?), (?, ?)", 1, "a", 2, "b"); err != nil {
+				return err
+			}
+			return b.ExecContext(ctx, "UPDATE Singers SET Name = ? WHERE SingerId = ?", "one", 1)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counts, err := res.BatchRowsAffected(); err != nil || !reflect.DeepEqual(counts, []int64{2, 1}) {
+			t.Fatalf("BatchRowsAffected: %v, %v, want [2 1]", counts, err)
+		}
+		if n, _ := res.RowsAffected(); n != 3 {
+			t.Fatalf("RowsAffected %d, want 3", n)
+		}
+		stop := errors.New("stop")
+		_, err = sfdriver.ExecuteBatchDml(ctx, db, func(ctx context.Context, b sfdriver.DmlBatch) error {
+			if err := b.ExecContext(ctx, "DELETE FROM Singers WHERE SingerId > ?", 0); err != nil {
+				return err
+			}
+			return stop
+		})
+		if !errors.Is(err, stop) {
+			t.Fatalf("the function's error: got %v", err)
+		}
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		tx, err := c.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = sfdriver.ExecuteBatchDmlOnConn(ctx, c, func(ctx context.Context, b sfdriver.DmlBatch) error {
+			return b.ExecContext(ctx, "INSERT INTO Singers (SingerId, Name) VALUES (?, 'c')", 3)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got := emuColumn[string](t, ctx, db, "SELECT Name FROM Singers ORDER BY SingerId"); !reflect.DeepEqual(got, []string{"one", "b", "c"}) {
+			t.Fatalf("names %q, want [one b c]", got)
+		}
+	})
+}
+
+// TestEmulatorPGAutoBatchDML: auto_batch_dml on both dialects: DML in a
+// read-write transaction is held and sent as one batch before a query,
+// before DML with THEN RETURN / RETURNING through ExecContext (whose
+// LastInsertId is real) and before the commit; a count other than the
+// one reported fails the commit, which then writes nothing.
+func TestEmulatorPGAutoBatchDML(t *testing.T) {
+	t.Parallel()
+	emuEachDialect(t, func(t *testing.T, ctx context.Context, d emulatortest.Dialect) {
+		db := emuSingersDB(t, d, "auto_batch_dml=true")
+		returning := " RETURNING SingerId"
+		if d == emulatortest.GoogleSQL {
+			returning = " THEN RETURN SingerId"
+		}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		emuExec(t, ctx, tx, "INSERT INTO Singers (SingerId, Name) VALUES (?, 'a')", 1)
+		emuExec(t, ctx, tx, "INSERT INTO Singers (SingerId, Name) VALUES (?, 'b')", 2)
+		if got := emuInt64s(t, ctx, tx, "SELECT COUNT(*) FROM Singers"); got[0] != 2 {
+			t.Fatalf("the query saw %d rows, want the 2 batched before it", got[0])
+		}
+		emuExec(t, ctx, tx, "INSERT INTO Singers (SingerId, Name) VALUES (?, 'c')", 3)
+		res, err := tx.ExecContext(ctx, "INSERT INTO Singers (SingerId, Name) VALUES (4, 'd')"+returning)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id, err := res.LastInsertId(); id != 4 || err != nil {
+			t.Fatalf("LastInsertId %d, %v, want 4", id, err)
+		}
+		emuExec(t, ctx, tx, "UPDATE Singers SET Name = 'e' WHERE SingerId = ?", 4)
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got := emuColumn[string](t, ctx, db, "SELECT Name FROM Singers ORDER BY SingerId"); !reflect.DeepEqual(got, []string{"a", "b", "c", "e"}) {
+			t.Fatalf("names %q, want [a b c e]", got)
+		}
+		// An UPDATE of 4 rows reported as 1: the commit fails and writes
+		// nothing.
+		tx, err = db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		emuExec(t, ctx, tx, "INSERT INTO Singers (SingerId, Name) VALUES (?, 'f')", 5)
+		emuExec(t, ctx, tx, "UPDATE Singers SET Name = 'all' WHERE SingerId < ?", 5)
+		emuWantCode(t, tx.Commit(), codes.FailedPrecondition)
+		if got := emuInt64s(t, ctx, db, "SELECT COUNT(*) FROM Singers WHERE Name = 'all' OR SingerId = 5"); got[0] != 0 {
+			t.Fatalf("%d rows of the failed commit written", got[0])
+		}
+	})
+}
