@@ -15,7 +15,7 @@ import (
 
 // The batch tests run on both dialects with the same statements: ? is a
 // parameter in both (rewritten to $n on PostgreSQL) and the tables are
-// emuSingersDDL and emuSingersPGDDL, so only the DDL differs.
+// emuSingersDDL and emuPGSingersDDL, so only the DDL differs.
 
 var emuDialects = []emulatortest.Dialect{emulatortest.GoogleSQL, emulatortest.PostgreSQL}
 
@@ -24,7 +24,7 @@ var emuDialects = []emulatortest.Dialect{emulatortest.GoogleSQL, emulatortest.Po
 func emuSingersDB(t *testing.T, d emulatortest.Dialect, props ...string) *sql.DB {
 	t.Helper()
 	if d == emulatortest.PostgreSQL {
-		db, _ := emuPGDB(t, emuSingersPGDDL, props...)
+		db, _ := emuPGDB(t, emuPGSingersDDL, props...)
 		return db
 	}
 	db, _ := emuDB(t, emuSingersDDL, props...)
