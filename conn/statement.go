@@ -32,6 +32,7 @@ type statement struct {
 	keyword string   // upper-cased first keyword
 	sql     string   // the text to send (`?` rewritten to @pN)
 	params  []string // distinct parameter names; shared with the cache: read only
+	named   []string // PostgreSQL @name parameters as written (params[i] is $i+1); shared: read only
 	multi   bool     // the text holds several statements (multistatement.go)
 
 	thenReturn bool                      // DML with THEN RETURN
@@ -55,7 +56,7 @@ func parseStatement(query string) (statement, error) {
 }
 
 func toStatement(p sqlparse.Statement) statement {
-	st := statement{dml: p.DML, keyword: p.Keyword, sql: p.SQL, params: p.Params, multi: p.Multi,
+	st := statement{dml: p.DML, keyword: p.Keyword, sql: p.SQL, params: p.Params, named: p.Named, multi: p.Multi,
 		thenReturn: p.ThenReturn, database: p.Database, dbName: p.DatabaseName, client: p.Client, invalid: p.Invalid}
 	switch p.Kind {
 	case sqlparse.DML:

@@ -360,7 +360,7 @@ func TestFakeParamErrors(t *testing.T) {
 		{"named int slice", "SELECT @s", []any{sql.Named("s", []userID{1})}, []string{"@s", "[]e2e.userID"}, codes.InvalidArgument},
 		{"pointer to string slice", "SELECT @s", []any{sql.Named("s", &[]string{"a"})}, []string{"@s", "*[]string"}, codes.InvalidArgument},
 		{"failing valuer", "SELECT @v", []any{sql.Named("v", failingValuer{})}, []string{"@v", "e2e.failingValuer", "no value"}, codes.InvalidArgument},
-		{"mixed styles", "SELECT ?, @x", []any{1, sql.Named("x", 2)}, []string{"positional (?)", "named (@name)"}, codes.InvalidArgument},
+		{"mixed styles", "SELECT ?, @x", []any{1, sql.Named("x", 2)}, []string{"must only use one parameter style (named or positional)", "SELECT ?, @x"}, codes.InvalidArgument},
 	} {
 		err := queryOne(ctx, db, c.query, c.args...)
 		if err == nil {

@@ -288,7 +288,7 @@ func TestFakeStatementErrors(t *testing.T) {
 		{"SELECT 1 /* unclosed", codes.InvalidArgument, "unclosed comment"},
 		{"UPDATE t SET s = b'''x'' WHERE true", codes.InvalidArgument, "triple-quoted bytes literal"},
 		{"SELECT `unclosed", codes.InvalidArgument, "quoted identifier"},
-		{"SELECT @a, ?", codes.InvalidArgument, "mixes positional (?) and named (@name)"},
+		{"SELECT @a, ?", codes.InvalidArgument, "must only use one parameter style (named or positional): SELECT @a, ?"},
 	} {
 		for _, query := range []bool{false, true} {
 			if query {

@@ -11,11 +11,14 @@
 //     stands; int, uint and uint64 are INT64, checked for overflow; the
 //     commonest scalars are encoded directly and the rest by the official
 //     client's encoder;
-//   - binding: positional arguments to the statement's distinct parameters
-//     in order, named ones by name ignoring case, SpannerNamedArg for names
-//     database/sql refuses, and the errors for a value that cannot be sent
-//     (ParamError) or a parameter without one (MissingParamError), both
-//     INVALID_ARGUMENT and naming the parameter.
+//   - binding, in both dialects, as go-sql-spanner binds (Bind): an
+//     unnamed argument to the statement's distinct parameter at its own
+//     position, named ones by name (as written, then as sent, then ignoring
+//     case; PostgreSQL @name parameters through the names the parse kept),
+//     SpannerNamedArg for names database/sql refuses, and the errors for a
+//     value that cannot be sent (ParamError) or a parameter without one
+//     (MissingParamError, go-sql-spanner's text), both INVALID_ARGUMENT and
+//     naming the parameter.
 //
 // Convert is what a connection's CheckNamedValue does to each argument;
 // Bind builds a request's Params and ParamTypes from the converted

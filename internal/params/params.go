@@ -402,50 +402,54 @@ func paramName(a driver.NamedValue) string {
 	return strings.TrimPrefix(a.Name, "@")
 }
 
-// Build rewrites positional parameters and binds the arguments the
-// way go-sql-spanner does: the N-th positional argument binds to the N-th
-// distinct parameter of the statement (so `?` and @name statements both
-// take positional arguments), named arguments bind to the parameter of that
-// name in any case and are sent under the statement's spelling, and every
-// parameter of the statement must have a value. Positional arguments beyond
-// the statement's parameters are ignored; named arguments the statement does
-// not use are sent as they are.
+// Build parses a GoogleSQL statement and binds its arguments (Bind). It
+// does not use the statement cache; connections parse through it and call
+// Bind.
 func Build(sql string, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
 	p, err := parseParams(sql)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	return Bind(p.sql, p.names, args)
+	return Bind(p.sql, p.names, nil, args)
 }
 
-// Bind is Build for a statement already parsed: sql is its text with `?`
-// rewritten and names its distinct parameters (internal/sqlparse).
-func Bind(sql string, names []string, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
-	p := stmtParams{sql: sql, names: names}
-	if len(args) == 0 && len(p.names) == 0 {
-		return p.sql, nil, nil, nil
+// Bind binds the arguments of a statement already parsed (internal/sqlparse)
+// to its parameters, as go-sql-spanner binds them, in both dialects. sql is
+// the text to send, names its distinct parameters (Statement.Params) and
+// written, for a PostgreSQL statement written with @name parameters, those
+// names as written (Statement.Named; nil otherwise).
+//
+//   - An argument without a name binds the statement's distinct parameter
+//     at its own position among the arguments: the N-th argument binds the
+//     N-th parameter in order of first appearance (p1..pN for `?`; for
+//     PostgreSQL's $n, the order in which they first appear, so `$2 ... $1`
+//     takes the first argument for $2). Beyond the parameters it is ignored.
+//   - A named argument binds the parameter it names: a name as written in
+//     the statement first (PostgreSQL @name: the $n it became), then a
+//     parameter name as sent (p1, so sql.Named("p1", v) binds $1), then the
+//     same two ignoring case. A name the statement does not use is sent as
+//     it is.
+//   - Every parameter must have a value, else *MissingParamError names it
+//     as written. Values that differ only in case serve each other.
+//
+// Nothing here depends on the dialect but the names it is given, which the
+// parse computed once.
+func Bind(sql string, names, written []string, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
+	if len(args) == 0 && len(names) == 0 {
+		return sql, nil, nil, nil
 	}
 	params := &structpb.Struct{Fields: make(map[string]*structpb.Value, len(args))}
 	types := make(map[string]*spannerpb.Type, len(args))
-	next := 0 // the next positional parameter
-	for _, a := range args {
+	for i, a := range args {
 		unwrapNamedArg(&a) // direct use, without CheckNamedValue
 		var name string
 		if a.Name == "" {
-			if next == len(p.names) {
+			if i >= len(names) {
 				continue
 			}
-			name = p.names[next]
-			next++
+			name = names[i]
 		} else {
-			// A name in the statement's case first, then one that
-			// differs only in case, as go-sql-spanner binds them.
-			name = strings.TrimPrefix(a.Name, "@")
-			if !slices.Contains(p.names, name) {
-				if i := sqlparse.FindName(p.names, name); i >= 0 {
-					name = p.names[i]
-				}
-			}
+			name = boundName(strings.TrimPrefix(a.Name, "@"), names, written)
 		}
 		e, ok := a.Value.(encodedParam)
 		if !ok {
@@ -462,12 +466,33 @@ func Bind(sql string, names []string, args []driver.NamedValue) (string, *struct
 			delete(types, name) // a later untyped value replaced a typed one
 		}
 	}
-	for _, n := range p.names {
+	for i, n := range names {
 		if _, ok := params.Fields[n]; !ok && !hasFoldedParam(params, n) {
+			if written != nil {
+				n = written[i]
+			}
 			return "", nil, nil, &MissingParamError{Name: n}
 		}
 	}
-	return p.sql, params, types, nil
+	return sql, params, types, nil
+}
+
+// boundName is the parameter a named argument binds (see Bind): names and
+// written are the statement's, written[i] being the spelling of names[i].
+func boundName(name string, names, written []string) string {
+	if i := slices.Index(written, name); i >= 0 {
+		return names[i]
+	}
+	if slices.Contains(names, name) {
+		return name
+	}
+	if i := sqlparse.FindName(written, name); i >= 0 {
+		return names[i]
+	}
+	if i := sqlparse.FindName(names, name); i >= 0 {
+		return names[i]
+	}
+	return name
 }
 
 // hasFoldedParam reports whether a parameter whose name differs from n only
@@ -484,15 +509,22 @@ func hasFoldedParam(params *structpb.Struct, n string) bool {
 }
 
 // MissingParamError reports a statement parameter that no argument binds.
+// Its text is go-sql-spanner's, in the official client's error format
+// (programs and tests written for go-sql-spanner compare it), and names
+// the parameter as the statement writes it.
 type MissingParamError struct {
-	Name string
+	Name string // without the @
 }
 
 func (e *MissingParamError) Error() string {
-	return fmt.Sprintf("spannerfast: missing value for query parameter @%s", e.Name)
+	return fmt.Sprintf("spanner: code = %q, desc = %q", codes.InvalidArgument, e.desc())
+}
+
+func (e *MissingParamError) desc() string {
+	return "missing value for query parameter @" + e.Name
 }
 
 // GRPCStatus reports InvalidArgument.
 func (e *MissingParamError) GRPCStatus() *status.Status {
-	return status.New(codes.InvalidArgument, e.Error())
+	return status.New(codes.InvalidArgument, e.desc())
 }

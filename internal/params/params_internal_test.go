@@ -2,6 +2,7 @@ package params
 
 import (
 	"database/sql/driver"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
 func TestParseParams(t *testing.T) {
@@ -50,7 +53,7 @@ func TestParseParams(t *testing.T) {
 	}
 	for _, in := range []string{"SELECT ?, @name", "SELECT @name, ?"} {
 		_, err := parseParams(in)
-		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "mixes positional (?) and named (@name)") {
+		if status.Code(err) != codes.InvalidArgument || !errors.Is(err, sqlparse.ErrMixedParams) || !strings.Contains(err.Error(), "must only use one parameter style") {
 			t.Errorf("parseParams(%q): error %v, want InvalidArgument for mixed parameters", in, err)
 		}
 	}

@@ -94,7 +94,9 @@ var (
 	ErrUnclosedLiteral = errors.New("SQL statement contains an unclosed literal")
 	// ErrUnclosedComment: a /* comment has no */.
 	ErrUnclosedComment = errors.New("SQL statement contains an unclosed comment")
-	// ErrMixedParams: the statement uses both `?` and @name.
+	// ErrMixedParams: the statement uses two styles of parameters: `?`
+	// and @name (PostgreSQL: and $n). Its *SyntaxError's text is
+	// go-sql-spanner's: "statement must only use one parameter style".
 	ErrMixedParams = errors.New("statement mixes positional (?) and named (@name) parameters")
 )
 
@@ -112,14 +114,28 @@ func syntaxError(sql string, offset int, err error, what string) *SyntaxError {
 }
 
 func (e *SyntaxError) Error() string {
+	if e.Err == ErrMixedParams {
+		// go-sql-spanner's text for this error, in the official client's
+		// error format: programs and tests written for go-sql-spanner
+		// compare it. The offending parameter is in What and Offset.
+		return fmt.Sprintf("spanner: code = %q, desc = %q", codes.InvalidArgument, e.desc())
+	}
 	return fmt.Sprintf("spannerfast: %v (%s at offset %d): %q", e.Err, e.What, e.Offset, e.SQL)
+}
+
+// desc is the error's description, the message of its gRPC status.
+func (e *SyntaxError) desc() string {
+	if e.Err == ErrMixedParams {
+		return "statement must only use one parameter style (named or positional): " + e.SQL
+	}
+	return e.Error()
 }
 
 func (e *SyntaxError) Unwrap() error { return e.Err }
 
 // GRPCStatus reports InvalidArgument.
 func (e *SyntaxError) GRPCStatus() *status.Status {
-	return status.New(codes.InvalidArgument, e.Error())
+	return status.New(codes.InvalidArgument, e.desc())
 }
 
 // Parse classifies the GoogleSQL statement sql and scans its parameters.
