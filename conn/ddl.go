@@ -3,7 +3,6 @@ package conn
 import (
 	"context"
 	"database/sql/driver"
-	"strings"
 
 	"cloud.google.com/go/longrunning/autogen/longrunningpb"
 	databasepb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
@@ -11,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/ddlop"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
@@ -36,9 +36,8 @@ import (
 //
 // default_sequence_kind: when DDL fails because the database has no
 // default sequence kind (CREATE SEQUENCE, or AUTO_INCREMENT / IDENTITY
-// columns, without a kind), that kind is set as the database's
-// default_sequence_kind option and the statements not yet applied are sent
-// again, once.
+// columns, without a kind), that kind is set as the database's option and
+// the statements not yet applied are sent again, once (internal/ddlop).
 //
 // A batch of several DDL statements that fails returns a *BatchError whose
 // BatchUpdateCounts has -1 for each statement applied before the failure, as
@@ -107,21 +106,11 @@ func (c *Conn) updateDDL(ctx context.Context, stmts []string) (driver.Result, er
 		return nil, err
 	}
 	defer c.leaveReadWrite()
-	op, err := c.startDDL(ctx, stmts)
-	applied := 0
-	if err != nil {
-		applied = min(appliedStatements(op), len(stmts))
+	var setKind func() error
+	if c.props().DefaultSequenceKind != "" {
+		setKind = func() error { return c.setDefaultSequenceKind(ctx) }
 	}
-	if err != nil && c.props().DefaultSequenceKind != "" && missingSequenceKind(err) && applied < len(stmts) {
-		if c.setDefaultSequenceKind(ctx) == nil {
-			var retry *longrunningpb.Operation
-			retry, err = c.startDDL(ctx, stmts[applied:])
-			op = retry
-			if err != nil {
-				applied = min(applied+appliedStatements(retry), len(stmts))
-			}
-		}
-	}
+	op, applied, err := ddlop.Send(stmts, func(stmts []string) (*longrunningpb.Operation, error) { return c.startDDL(ctx, stmts) }, setKind)
 	if err != nil {
 		if len(stmts) > 1 {
 			be := &BatchError{BatchUpdateCounts: make([]int64, applied), Err: err}
@@ -195,40 +184,11 @@ func (r *Result) OperationID() (string, error) {
 	return r.operationID, nil
 }
 
-// appliedStatements counts the statements of a DDL operation that were
-// applied: the leading commit timestamps of its metadata.
-func appliedStatements(op *longrunningpb.Operation) int {
-	var md databasepb.UpdateDatabaseDdlMetadata
-	if op.GetMetadata() == nil || op.GetMetadata().UnmarshalTo(&md) != nil {
-		return 0
-	}
-	n := 0
-	for _, ts := range md.GetCommitTimestamps() {
-		if ts == nil {
-			break
-		}
-		n++
-	}
-	return n
-}
-
-// missingSequenceKind reports Spanner's refusal of DDL that needs a
-// sequence kind when the database has no default_sequence_kind.
-func missingSequenceKind(err error) bool {
-	msg := status.Convert(err).Message()
-	return strings.Contains(msg, "Please specify the sequence kind explicitly") && strings.Contains(msg, "default_sequence_kind")
-}
-
 // setDefaultSequenceKind sets default_sequence_kind as the database's
-// option, in the statement form of its dialect. dsn checked the kind
-// (letters, digits, underscores), and database ids cannot hold quotes.
+// option, in the statement form of its dialect (dsn checked the kind).
 func (c *Conn) setDefaultSequenceKind(ctx context.Context) error {
-	kind, db := c.props().DefaultSequenceKind, c.props().Database
-	stmt := "ALTER DATABASE `" + db + "` SET OPTIONS (default_sequence_kind = '" + kind + "')"
-	if c.props().DatabaseDialect == dsn.DialectPostgreSQL || c.props().Dialect == dsn.DialectPostgreSQL {
-		stmt = `ALTER DATABASE "` + db + `" SET spanner.default_sequence_kind = '` + kind + `'`
-	}
-	_, err := c.startDDL(ctx, []string{stmt})
+	pg := c.props().DatabaseDialect == dsn.DialectPostgreSQL || c.props().Dialect == dsn.DialectPostgreSQL
+	_, err := c.startDDL(ctx, []string{ddlop.SetSequenceKind(pg, c.props().Database, c.props().DefaultSequenceKind)})
 	return err
 }
 

@@ -26,6 +26,7 @@ var layers = map[string]int{
 	"dsn":                              0,
 	"internal/sqlparse":                0,
 	"internal/mutationpb":              0,
+	"internal/ddlop":                   0, // what a DDL operation says; the default_sequence_kind retry
 	"internal/randrs":                  0,
 	"internal/fakespanner":             0,
 	"internal/emulatortest":            0,
@@ -37,6 +38,7 @@ var layers = map[string]int{
 	"internal/valuetext":                         1,
 	"internal/params":                            1, // Go arguments to Spanner parameters
 	"internal/connstate":                         1, // the typed property store (dsn)
+	"internal/multistmt":                         1, // plans strings of several statements (sqlparse)
 	"cmd/spannerfast-bench/internal/benchserver": 1,
 	"spannerfasttest/internal/infoschema":        1,
 

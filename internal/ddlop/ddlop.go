@@ -1,0 +1,60 @@
+package ddlop
+
+import (
+	"strings"
+
+	"cloud.google.com/go/longrunning/autogen/longrunningpb"
+	databasepb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+	"google.golang.org/grpc/status"
+)
+
+// Applied counts the statements of a DDL operation that were applied: its
+// metadata has a commit timestamp for each, in order (0 for nil or
+// metadata of another kind).
+func Applied(op *longrunningpb.Operation) int {
+	var md databasepb.UpdateDatabaseDdlMetadata
+	if op.GetMetadata() == nil || op.GetMetadata().UnmarshalTo(&md) != nil {
+		return 0
+	}
+	return len(md.GetCommitTimestamps())
+}
+
+// MissingSequenceKind reports Spanner's refusal of DDL that needs a
+// sequence kind when the database has no default_sequence_kind.
+func MissingSequenceKind(err error) bool {
+	msg := status.Convert(err).Message()
+	return strings.Contains(msg, "Please specify the sequence kind explicitly") && strings.Contains(msg, "default_sequence_kind")
+}
+
+// SetSequenceKind is the statement that sets kind as database's
+// default_sequence_kind option, in GoogleSQL or (postgreSQL) PostgreSQL.
+// The caller checked kind (letters, digits, underscores); database ids
+// cannot hold quotes.
+func SetSequenceKind(postgreSQL bool, database, kind string) string {
+	if postgreSQL {
+		return `ALTER DATABASE "` + database + `" SET spanner.default_sequence_kind = '` + kind + `'`
+	}
+	return "ALTER DATABASE `" + database + "` SET OPTIONS (default_sequence_kind = '" + kind + "')"
+}
+
+// Send sends stmts with send, which returns the operation as last seen
+// (nil when the call itself failed) and its error. When that error is the
+// refusal of a missing default sequence kind, setKind is not nil, some
+// statements were not applied, and setKind succeeds, those statements are
+// sent again, once. It returns the last operation, and on failure how many
+// statements were applied before it (at most len(stmts)).
+func Send(stmts []string, send func([]string) (*longrunningpb.Operation, error), setKind func() error) (op *longrunningpb.Operation, applied int, err error) {
+	op, err = send(stmts)
+	if err == nil {
+		return op, 0, nil
+	}
+	applied = min(Applied(op), len(stmts))
+	if setKind == nil || !MissingSequenceKind(err) || applied == len(stmts) || setKind() != nil {
+		return op, applied, err
+	}
+	op, err = send(stmts[applied:])
+	if err != nil {
+		applied = min(applied+Applied(op), len(stmts))
+	}
+	return op, applied, err
+}
