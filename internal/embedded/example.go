@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/spannerfast/spannerfast/internal/emulatortest"
 	"github.com/spannerfast/spannerfast/spannerfasttest"
 )
 
@@ -36,6 +37,7 @@ type Example struct {
 	target   Target
 	base     string // DSN without extra properties
 	srv      *spannerfasttest.Server
+	emu      *emulatortest.Process // the emulator this example started
 }
 
 // ForExample picks an example's target, the one rule every example uses.
@@ -46,10 +48,7 @@ type Example struct {
 // it starts the embedded server (spannerfasttest) in-process; Close stops it.
 func ForExample(name string) (*Example, error) {
 	if host := os.Getenv(EmulatorHostEnv); host != "" {
-		var r [4]byte
-		_, _ = rand.Read(r[:])
-		id := fmt.Sprintf("%.20s-%s", strings.ToLower(name), hex.EncodeToString(r[:]))
-		path := "projects/" + ExampleProject + "/instances/" + ExampleInstance + "/databases/" + id
+		path := "projects/" + ExampleProject + "/instances/" + ExampleInstance + "/databases/" + exampleDatabaseID(name)
 		return &Example{
 			Emulator: true,
 			target:   Target{Endpoint: host, PlainText: true, Database: path},
@@ -67,6 +66,42 @@ func ForExample(name string) (*Example, error) {
 	}, nil
 }
 
+// ForPostgreSQLExample picks the target of an example that needs a
+// PostgreSQL-dialect database, which the embedded server (spannertest,
+// GoogleSQL only) cannot serve: a new database on the emulator named by
+// SPANNER_EMULATOR_HOST or, without it, on an emulator_main of its own
+// (found as the emulator tests find it, started on a free loopback port and
+// stopped by Close). autoConfigEmulator=true;dialect=POSTGRESQL in the DSN
+// creates the database on the first statement. With neither, the error
+// says what to install (errors.Is emulatortest.ErrNotInstalled).
+func ForPostgreSQLExample(name string) (*Example, error) {
+	host := os.Getenv(EmulatorHostEnv)
+	var proc *emulatortest.Process
+	if host == "" {
+		p, err := emulatortest.Start()
+		if err != nil {
+			return nil, fmt.Errorf("embedded: %s needs a PostgreSQL-dialect database, which only the Cloud Spanner emulator "+
+				"(or Spanner) serves, not the embedded server: %w", name, err)
+		}
+		proc, host = p, p.Addr
+	}
+	path := "projects/" + ExampleProject + "/instances/" + ExampleInstance + "/databases/" + exampleDatabaseID(name)
+	return &Example{
+		Emulator: true,
+		target:   Target{Endpoint: host, PlainText: true, Database: path},
+		base:     host + "/" + path + ";autoConfigEmulator=true;dialect=POSTGRESQL",
+		emu:      proc,
+	}, nil
+}
+
+// exampleDatabaseID is name with a random suffix: a database of its own
+// on a shared emulator.
+func exampleDatabaseID(name string) string {
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	return fmt.Sprintf("%.20s-%s", strings.ToLower(name), hex.EncodeToString(r[:]))
+}
+
 // DSN returns the spannerfast DSN of the target with extra properties
 // appended (each "key=value").
 func (e *Example) DSN(props ...string) string {
@@ -80,17 +115,25 @@ func (e *Example) DSN(props ...string) string {
 
 // String says what the example runs on, for its first line of output.
 func (e *Example) String() string {
+	if e.emu != nil {
+		return "a Cloud Spanner emulator started for this example at " + e.target.Endpoint + ", database " + e.target.Database
+	}
 	if e.Emulator {
 		return "the Cloud Spanner emulator at " + e.target.Endpoint + ", database " + e.target.Database
 	}
 	return "the embedded Spanner server at " + e.target.Endpoint
 }
 
-// Close stops the embedded server, or drops the emulator database (if the
+// Close stops the embedded server or the emulator the example started, or
+// drops the database on the emulator named by SPANNER_EMULATOR_HOST (if the
 // example got as far as creating it).
 func (e *Example) Close() error {
 	if e.srv != nil {
 		e.srv.Close()
+		return nil
+	}
+	if e.emu != nil {
+		e.emu.Stop() // its databases go with it
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -59,9 +59,7 @@ var emu struct {
 	started  bool   // find/start attempted
 	endpoint string // host:port, empty when none
 	skip     string // why there is none (skip or fail message)
-	cmd      *exec.Cmd
-	exited   chan struct{}
-	logDir   string
+	proc     *Process
 
 	instanceDone bool
 	instanceErr  error
@@ -88,14 +86,9 @@ func Stop() {
 		emu.conn.Close()
 		emu.conn = nil
 	}
-	if emu.cmd != nil {
-		_ = emu.cmd.Process.Kill()
-		<-emu.exited
-		emu.cmd = nil
-	}
-	if emu.logDir != "" {
-		os.RemoveAll(emu.logDir)
-		emu.logDir = ""
+	if emu.proc != nil {
+		emu.proc.Stop()
+		emu.proc = nil
 	}
 	emu.started, emu.endpoint, emu.skip = false, "", ""
 	emu.instanceDone, emu.instanceErr = false, nil
@@ -135,19 +128,61 @@ func endpointLocked() (string, error) {
 		emu.endpoint = host
 		return host, nil
 	}
+	p, err := Start()
+	if errors.Is(err, ErrNotInstalled) {
+		emu.skip = err.Error()
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	emu.proc, emu.endpoint = p, p.Addr
+	return p.Addr, nil
+}
+
+// ErrNotInstalled is Start's error when no emulator_main can be found.
+var ErrNotInstalled = errors.New("no Cloud Spanner emulator")
+
+// Process is an emulator_main started by Start.
+type Process struct {
+	Addr   string // host:port of its gRPC API
+	cmd    *exec.Cmd
+	exited chan struct{}
+	logDir string
+}
+
+// Start finds emulator_main (PATH, the gcloud SDK root, the Debian package's
+// path) and starts it on a free loopback port, for a program that needs an
+// emulator of its own (the test helpers above use it too). It ignores
+// SPANNER_EMULATOR_HOST. On Linux the emulator dies with the program.
+// Without emulator_main the error is ErrNotInstalled (errors.Is).
+func Start() (*Process, error) {
 	bin := findEmulator()
 	if bin == "" {
-		emu.skip = "no Cloud Spanner emulator: " + EmulatorHostEnv + " is not set and emulator_main was found neither on PATH, " +
-			"nor under the gcloud SDK root, nor at " + debianPath + "; install the " + Package + " package"
-		return "", nil
+		return nil, fmt.Errorf("%w: emulator_main was found neither on PATH, nor under the gcloud SDK root, nor at %s; "+
+			"install the %s package or set %s to a running emulator", ErrNotInstalled, debianPath, Package, EmulatorHostEnv)
 	}
 	var err error
 	for range 3 { // a free port can be taken between choosing and binding it
-		if err = start(bin); err == nil {
-			return emu.endpoint, nil
+		var p *Process
+		if p, err = start(bin); err == nil {
+			return p, nil
 		}
 	}
-	return "", err
+	return nil, err
+}
+
+// Stop kills the emulator and removes its log. Safe to call more than once.
+func (p *Process) Stop() {
+	if p.cmd != nil {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		p.cmd = nil
+	}
+	if p.logDir != "" {
+		os.RemoveAll(p.logDir)
+		p.logDir = ""
+	}
 }
 
 // findEmulator looks for emulator_main: PATH, the gcloud SDK root, the
@@ -187,20 +222,20 @@ func isExecutable(p string) bool {
 }
 
 // start runs bin on a free loopback port and waits until it answers gRPC.
-func start(bin string) error {
+func start(bin string) (*Process, error) {
 	port, err := freePort()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if emu.logDir == "" {
-		if emu.logDir, err = os.MkdirTemp("", "emulatortest-"); err != nil {
-			return err
-		}
+	logDir, err := os.MkdirTemp("", "emulatortest-")
+	if err != nil {
+		return nil, err
 	}
-	logPath := filepath.Join(emu.logDir, fmt.Sprintf("emulator-%d.log", port))
+	logPath := filepath.Join(logDir, fmt.Sprintf("emulator-%d.log", port))
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		return err
+		os.RemoveAll(logDir)
+		return nil, err
 	}
 	defer logFile.Close() // the child holds its own descriptor
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
@@ -208,7 +243,8 @@ func start(bin string) error {
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", bin, err)
+		os.RemoveAll(logDir)
+		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
@@ -217,25 +253,25 @@ func start(bin string) error {
 		_ = cmd.Process.Kill()
 		<-exited
 		out, _ := os.ReadFile(logPath)
+		os.RemoveAll(logDir)
 		return fmt.Errorf("emulator %s on %s %s; its output:\n%s", bin, addr, why, out)
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
 		case <-exited:
-			return failed("exited")
+			return nil, failed("exited")
 		default:
 		}
 		if ready(addr) {
 			break
 		}
 		if time.Now().After(deadline) {
-			return failed("did not accept gRPC within 60s")
+			return nil, failed("did not accept gRPC within 60s")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	emu.cmd, emu.exited, emu.endpoint = cmd, exited, addr
-	return nil
+	return &Process{Addr: addr, cmd: cmd, exited: exited, logDir: logDir}, nil
 }
 
 // ready reports whether the emulator at addr answers an instance admin call.

@@ -3,6 +3,7 @@ package emulatortest
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -71,7 +72,8 @@ func noEmulatorChild() {
 		tb.outcome = "RAN"
 	}()
 	<-done
-	fmt.Println(tb.outcome)
+	_, err := Start()
+	fmt.Println(tb.outcome, "| Start:", errors.Is(err, ErrNotInstalled), err)
 }
 
 // TestNoEmulator: without an emulator, Endpoint skips the test with a
@@ -91,6 +93,11 @@ func TestNoEmulator(t *testing.T) {
 		}
 		if !strings.HasPrefix(got, want) || !strings.Contains(got, Package) {
 			t.Errorf("CI=%q: %q, want %q... naming %s", ci, got, want, Package)
+		}
+		// Start, for programs, says the same with an error that is
+		// ErrNotInstalled.
+		if _, start, _ := strings.Cut(got, "| Start: "); !strings.HasPrefix(start, "true ") || !strings.Contains(start, Package) {
+			t.Errorf("CI=%q: Start without an emulator: %q, want ErrNotInstalled naming %s", ci, start, Package)
 		}
 	}
 }
@@ -206,5 +213,28 @@ func TestFindEmulatorOrder(t *testing.T) {
 	t.Setenv("PATH", filepath.Dir(onPath)+string(os.PathListSeparator)+bin)
 	if got := findEmulator(); got != onPath {
 		t.Fatalf("with emulator_main on PATH: %q, want %q", got, onPath)
+	}
+}
+
+// TestStartProcess: Start, for programs, runs an emulator of its own (even
+// with SPANNER_EMULATOR_HOST set) that answers gRPC until Stop, and Stop
+// can be called twice.
+func TestStartProcess(t *testing.T) {
+	p, err := Start()
+	if errors.Is(err, ErrNotInstalled) && os.Getenv("CI") == "" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ready(p.Addr) {
+		p.Stop()
+		t.Fatalf("the emulator at %s is not serving", p.Addr)
+	}
+	p.Stop()
+	p.Stop()
+	if c, err := net.DialTimeout("tcp", p.Addr, time.Second); err == nil {
+		c.Close()
+		t.Fatalf("the emulator at %s still accepts connections after Stop", p.Addr)
 	}
 }
