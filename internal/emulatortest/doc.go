@@ -23,4 +23,8 @@
 // database per call (GoogleSQL or PostgreSQL dialect, optionally with DDL),
 // dropped when the test ends. Test binaries that use it call Main (or Stop)
 // from TestMain so that the emulator they started is stopped.
+//
+// Start is the same finding and starting for a program that needs an
+// emulator of its own (the PostgreSQL example, through internal/embedded):
+// it returns the Process to Stop, or an error that is ErrNotInstalled.
 package emulatortest
