@@ -31,7 +31,12 @@ import (
 // QueryContext.
 
 // resetStatement runs RESET name.
-func (c *Conn) resetStatement(st statement) error { return c.reset(st.client.Name) }
+func (c *Conn) resetStatement(st statement) error {
+	if st.invalid != nil {
+		return st.invalid
+	}
+	return c.reset(st.client.Name)
+}
 
 // showStatement runs SHOW [VARIABLE] name (see showVariable).
 func (c *Conn) showStatement(_ context.Context, st statement, _ []driver.NamedValue, _ QueryOptions) (driver.Rows, error) {

@@ -32,8 +32,10 @@ type txn struct {
 // settings; isolation overrides isolation_level when not unspecified.
 func (c *Conn) newReadWrite(session string, isolation spannerpb.TransactionOptions_IsolationLevel, retryAborts bool) *txn {
 	if isolation == spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED {
-		// dsn validated isolation_level: it maps without error.
-		isolation, _ = stmtopts.IsolationOf(c.props().IsolationLevel)
+		// dsn validated isolation_level: it maps without error. On a
+		// PostgreSQL database default_transaction_isolation stands in for
+		// a DEFAULT one.
+		isolation, _ = stmtopts.IsolationOf(c.props().TxnIsolation())
 	}
 	t := &txn{Txn: txnengine.NewReadWrite(c.txnHost(), session, txnengine.Options{
 		Begin: &spannerpb.TransactionOptions{

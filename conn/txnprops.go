@@ -114,8 +114,8 @@ func (c *Conn) applyToOpenTxn(name string) error {
 		return err
 	case "begin_transaction_option":
 		t.Options.Explicit = c.props().BeginTransactionOption == dsn.BeginTransactionExplicit
-	case "isolation_level":
-		iso, err := stmtopts.IsolationOf(c.props().IsolationLevel)
+	case "isolation_level", "default_transaction_isolation":
+		iso, err := stmtopts.IsolationOf(c.props().TxnIsolation())
 		if err != nil {
 			return err
 		}

@@ -339,6 +339,28 @@ type Config struct {
 	// how many partitions are read at once; 0 means one per CPU.
 	MaxPartitionedParallelism int64
 
+	// ---- PostgreSQL settings (postgresql.go): only on a PostgreSQL-dialect
+	// database, set with SET on a connection, never in a DSN (FormatDSN
+	// leaves them out) ----
+
+	// ApplicationName (application_name) is kept for SHOW; it has no effect
+	// on Spanner (go-sql-spanner's is a no-op too).
+	ApplicationName string
+	// ClientMinMessages (client_min_messages, default notice) is kept for
+	// SHOW; Spanner sends no notices.
+	ClientMinMessages string
+	// ClientEncoding (client_encoding) is UTF8, the only encoding Spanner
+	// speaks; SET accepts only that.
+	ClientEncoding string
+	// TimeZone (timezone, default UTC) is kept for SHOW; it changes
+	// nothing else (go-sql-spanner's is a no-op too).
+	TimeZone string
+	// DefaultTransactionIsolation (default_transaction_isolation) is the
+	// isolation of read-write transactions when isolation_level is DEFAULT:
+	// sql.LevelDefault (not set: Spanner's default, serializable),
+	// LevelSerializable or LevelRepeatableRead (TxnIsolation).
+	DefaultTransactionIsolation sql.IsolationLevel
+
 	// ---- spannerfast's own ----
 
 	// RawDecode (raw_decode / rawDecode) selects raw mode. dsn accepts it;
@@ -383,6 +405,10 @@ func NewConfig() *Config {
 		DDLExecutionMode:                    DDLSync,
 		DDLAsyncWaitTimeout:                 DefaultDDLAsyncWaitTimeout,
 		MaxPartitionedParallelism:           DefaultMaxPartitionedParallelism,
+
+		ClientMinMessages: "notice",
+		ClientEncoding:    "UTF8",
+		TimeZone:          "UTC",
 	}
 }
 
@@ -452,7 +478,7 @@ func (c *Config) Validate() error {
 	}
 	for i := range properties {
 		p := &properties[i]
-		if p.get == nil {
+		if p.get == nil || p.pg {
 			continue
 		}
 		text := p.get(c)

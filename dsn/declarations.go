@@ -64,11 +64,18 @@ type Property struct {
 	// first statement runs, so a change before then shapes it.
 	ReadWriteTxnOption bool
 	ReadOnlyTxnOption  bool
+
+	// PostgreSQL marks a PostgreSQL setting (application_name,
+	// server_version, ...): it exists only on a connection to a
+	// PostgreSQL-dialect database, where SET, SET LOCAL, RESET and SHOW
+	// reach it (SHOW only when its scope is read-only); a DSN cannot give
+	// it.
+	PostgreSQL bool
 }
 
 func (p *property) declaration() Property {
 	d := Property{Name: p.name, Type: p.typ, Scope: ScopeConnection, Secret: p.secret, Description: p.desc,
-		ReadWriteTxnOption: p.txnRW, ReadOnlyTxnOption: p.txnRO}
+		ReadWriteTxnOption: p.txnRW, ReadOnlyTxnOption: p.txnRO, PostgreSQL: p.pg}
 	switch {
 	case p.get == nil:
 		d.Scope = ScopeReadOnly
@@ -77,6 +84,11 @@ func (p *property) declaration() Property {
 	}
 	if p.get != nil {
 		d.Default = p.get(defaults)
+	}
+	if p.get == nil && p.show != nil {
+		// A read-only setting with a value of its own (server_version):
+		// that value is its default.
+		d.Default, _ = p.show(defaults).(string)
 	}
 	return d
 }
@@ -132,6 +144,8 @@ Scopes:
   change it on that connection only, and a connection going back to the pool gets the DSN's values again.
   With ` + "`connection_state_type=TRANSACTIONAL`" + `, changes made in a transaction are undone by its rollback.
 - **read-only**: results the connection keeps; ` + "`SHOW VARIABLE`" + ` only (FailedPrecondition in a DSN or ` + "`SET`" + `).
+- **(PostgreSQL)**: a PostgreSQL setting, known only on a connection to a PostgreSQL-dialect database (unknown on a
+  GoogleSQL one, as in go-sql-spanner) and not in a DSN; ` + "`SHOW name`" + ` reads it there.
 
 Values: booleans as ` + "`true`/`false`" + ` (also ` + "`1`, `0`, `t`, `f`" + `); durations in Go syntax (` + "`10s`, `100ms`, `1m30s`" + `)
 or a bare integer meaning milliseconds; enumerations case-insensitive, ignoring ` + "`_`" + `, ` + "`-`" + ` and spaces.
@@ -144,8 +158,13 @@ or a bare integer meaning milliseconds; enumerations case-insensitive, ignoring 
 		if d.Default != "" {
 			def = "`" + d.Default + "`"
 		}
-		b.WriteString("| `" + d.Name + "` | " + cell(d.Type) + " | " + def + " | " + d.Scope.String() +
-			" | " + d.Scope.SetBy() + " | " + cell(d.Description) + " |\n")
+		scope, setBy := d.Scope.String(), d.Scope.SetBy()
+		if d.PostgreSQL {
+			scope += " (PostgreSQL)"
+			setBy = strings.TrimPrefix(setBy, "DSN, ")
+		}
+		b.WriteString("| `" + d.Name + "` | " + cell(d.Type) + " | " + def + " | " + scope +
+			" | " + setBy + " | " + cell(d.Description) + " |\n")
 	}
 	return b.Bytes()
 }

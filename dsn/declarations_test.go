@@ -53,6 +53,9 @@ func TestDeclarations(t *testing.T) {
 			continue
 		}
 		c := dsn.NewConfig()
+		if d.PostgreSQL {
+			c.DatabaseDialect = dsn.DialectPostgreSQL
+		}
 		if v, err := c.Get(d.Name); err != nil || v != d.Default {
 			t.Errorf("%s: default %q, Get %q, %v", d.Name, d.Default, v, err)
 		}

@@ -86,7 +86,7 @@ func (c *Config) format(redact bool) string {
 	}
 	for i := range properties {
 		p := &properties[i]
-		if p.get == nil || (hostPrefix && p.name == "endpoint") {
+		if p.get == nil || p.pg || (hostPrefix && p.name == "endpoint") {
 			continue
 		}
 		v := p.get(c)

@@ -147,6 +147,9 @@ func parseParams(c *Config, params string) error {
 		if p == nil {
 			return unknownKey(k)
 		}
+		if p.pg {
+			return notInDSN(p, value)
+		}
 		if err := p.set(c, value); err != nil {
 			return err
 		}

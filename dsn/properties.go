@@ -150,14 +150,28 @@ var properties = []property{
 			}
 			return itoa(int64(c.IsolationLevel)) // unsupported: Validate reports it
 		},
-		show: func(c *Config) any { return c.IsolationLevel.String() },
+		show: func(c *Config) any {
+			if c.DatabaseDialect == DialectPostgreSQL {
+				// As go-sql-spanner on PostgreSQL: lower case, and
+				// the level transactions get (TxnIsolation).
+				return pgIsolationText(c.TxnIsolation())
+			}
+			return c.IsolationLevel.String()
+		},
 	}.txnOption(true, false).
-		doc("default isolation of read-write transactions (SNAPSHOT is REPEATABLE_READ on the wire)"),
-	enumProp("dialect", func(c *Config) *DatabaseDialect { return &c.Dialect }, map[string]DatabaseDialect{
+		doc("default isolation of read-write transactions (SNAPSHOT is REPEATABLE_READ on the wire); on a PostgreSQL-dialect database DEFAULT means default_transaction_isolation, and SHOW gives the level in PostgreSQL's spelling (serializable, repeatable read)"),
+	shown(enumProp("dialect", func(c *Config) *DatabaseDialect { return &c.Dialect }, map[string]DatabaseDialect{
 		"DATABASEDIALECTUNSPECIFIED": DialectUnspecified, "UNSPECIFIED": DialectUnspecified,
 		"GOOGLESTANDARDSQL": DialectGoogleSQL, "GOOGLESQL": DialectGoogleSQL, "POSTGRESQL": DialectPostgreSQL,
-	}, "GOOGLE_STANDARD_SQL, POSTGRESQL or DATABASE_DIALECT_UNSPECIFIED").
-		doc("dialect of a database this connection creates (auto_config_emulator, CREATE DATABASE); unspecified means database_dialect"),
+	}, "GOOGLE_STANDARD_SQL, POSTGRESQL or DATABASE_DIALECT_UNSPECIFIED"), func(c *Config) any {
+		// go-sql-spanner shows "" until a dialect is chosen: it is
+		// not the database's dialect (database_dialect is).
+		if c.Dialect == DialectUnspecified {
+			return ""
+		}
+		return string(c.Dialect)
+	}).
+		doc("dialect of a database this connection creates (auto_config_emulator, CREATE DATABASE); unspecified (SHOW: empty) means database_dialect"),
 	shown(enumProp("read_lock_mode", func(c *Config) *ReadLockMode { return &c.ReadLockMode }, map[string]ReadLockMode{
 		"UNSPECIFIED": ReadLockModeUnspecified, "READLOCKMODEUNSPECIFIED": ReadLockModeUnspecified,
 		"PESSIMISTIC": ReadLockModePessimistic, "OPTIMISTIC": ReadLockModeOptimistic,
@@ -255,6 +269,26 @@ var properties = []property{
 	readOnlyProp("read_timestamp").typed("TIMESTAMP").
 		doc("read timestamp of the last read-only transaction or query; NULL until one ran"),
 
+	// PostgreSQL settings (postgresql.go).
+	pg(stringProp("application_name", func(c *Config) *string { return &c.ApplicationName })).
+		doc("the application's name, as PostgreSQL clients set it; kept for SHOW, no effect on Spanner"),
+	pgStringProp("client_min_messages", func(c *Config) *string { return &c.ClientMinMessages }, clientMinMessages,
+		"want a PostgreSQL message level: debug5..debug1, log, notice, warning or error").typed("message level").
+		doc("accepted for PostgreSQL clients; Spanner sends no notices"),
+	pgStringProp("client_encoding", func(c *Config) *string { return &c.ClientEncoding }, clientEncoding,
+		"want UTF8: Spanner speaks no other encoding").typed("UTF8").
+		doc("the client's character encoding: UTF8, the only one Spanner speaks"),
+	pg(stringProp("timezone", func(c *Config) *string { return &c.TimeZone })).
+		doc("kept for SHOW, as go-sql-spanner keeps it; it changes nothing else"),
+	defaultTxnIsolationProp().
+		doc("isolation of read-write transactions when isolation_level is DEFAULT (and no BEGIN ... ISOLATION LEVEL or BeginTx level says one); not set: Spanner's default, serializable"),
+	transactionIsolationProp().
+		doc("the isolation transactions get: isolation_level, else default_transaction_isolation, in PostgreSQL's spelling"),
+	pgConstant("server_version", PGServerVersion).
+		doc("the PostgreSQL version Spanner's PostgreSQL interface reports, as go-sql-spanner does"),
+	pgConstant("server_version_num", PGServerVersionNum).
+		doc("server_version as an integer, in text"),
+
 	// spannerfast's own.
 	boolProp("raw_decode", func(c *Config) *bool { return &c.RawDecode }).
 		doc("raw decode: rows are decoded lazily from the receive buffers (also spelled rawDecode)"),
@@ -309,6 +343,9 @@ func (c *Config) Set(key, value string) error {
 	if p == nil {
 		return unknownKey(strings.TrimSpace(key))
 	}
+	if p.pg {
+		return notInDSN(p, value)
+	}
 	if err := p.set(c, value); err != nil {
 		return err
 	}
@@ -322,6 +359,9 @@ func (c *Config) SetVariable(key, value string) error {
 	p := lookup(key)
 	if p == nil {
 		return unknownKey(strings.TrimSpace(key))
+	}
+	if err := c.pgOnHere(p, key); err != nil {
+		return err
 	}
 	if p.startup {
 		return readOnly(p.name, p.quotable(value), "startup property; set it in the DSN")
@@ -342,6 +382,9 @@ func (c *Config) Get(key string) (string, error) {
 	p, err := c.readable(key)
 	if err != nil {
 		return "", err
+	}
+	if p.get == nil {
+		return "", readOnly(p.name, "", "read-only setting: it has no text to set")
 	}
 	return p.get(c), nil
 }
@@ -371,6 +414,12 @@ func (c *Config) readable(key string) (*property, error) {
 	p := lookup(key)
 	if p == nil {
 		return nil, unknownKey(strings.TrimSpace(key))
+	}
+	if err := c.pgOnHere(p, key); err != nil {
+		return nil, err
+	}
+	if p.get == nil && p.show != nil {
+		return p, nil // a read-only setting with a value of its own (server_version)
 	}
 	if p.get == nil {
 		return nil, readOnly(p.name, "", "read-only property kept by the connection, not by Config")

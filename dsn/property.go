@@ -53,6 +53,9 @@ type property struct {
 	// transaction: the open transaction takes it when its first statement
 	// runs (package conn).
 	txnRW, txnRO bool
+	// pg marks a PostgreSQL setting (postgresql.go): known only on a
+	// PostgreSQL-dialect database, and not in a DSN.
+	pg bool
 }
 
 // doc sets the one-line description of the property.

@@ -104,7 +104,9 @@ func (s *Store) Show(name string) (any, error) {
 		}
 		return v, nil
 	}
-	if d, ok := dsn.Declaration(name); ok && d.Scope == dsn.ScopeReadOnly {
+	if d, ok := dsn.Declaration(name); ok && d.Scope == dsn.ScopeReadOnly && !d.PostgreSQL {
+		// A result the connection keeps (the read-only PostgreSQL
+		// settings are the configuration's).
 		return s.last.show(d.Name)
 	}
 	v, err := s.cur.Value(name)

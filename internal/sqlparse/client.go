@@ -90,9 +90,13 @@ func parseClient(d *dialect, st *Statement, form clientForm) {
 	case formSet:
 		err = c.parseSet(d, st.rest)
 	case formShow:
-		err = c.parseShow(st.rest)
+		err = c.parseShow(d, st.rest)
 	case formReset:
 		c.Command, c.Name = CmdReset, variableName(st.rest)
+		if strings.EqualFold(c.Name, "ALL") {
+			// PostgreSQL's RESET ALL: go-sql-spanner has none either.
+			err = status.Error(codes.InvalidArgument, "spannerfast: RESET ALL is not supported: RESET each property by name")
+		}
 	case formBegin:
 		c.Command = CmdBegin
 		err = c.parseBegin(d, st.Keyword, st.rest)
@@ -216,10 +220,17 @@ func (c *ClientStatement) parseAssignmentPG(text string) error {
 }
 
 // parseShow reads SHOW VARIABLE name, and SHOW name (PostgreSQL's form,
-// which go-sql-spanner accepts on PostgreSQL databases).
-func (c *ClientStatement) parseShow(rest string) error {
+// which go-sql-spanner accepts on PostgreSQL databases), and SHOW
+// TRANSACTION ISOLATION LEVEL, READ ONLY or [NOT] DEFERRABLE (the
+// properties isolation_level, transaction_read_only and
+// transaction_deferrable, in a column of that name, as go-sql-spanner
+// answers them).
+func (c *ClientStatement) parseShow(d *dialect, rest string) error {
 	c.Command = CmdShow
 	w, after := firstWord(rest)
+	if w == "TRANSACTION" {
+		return c.parseShowTransaction(d, after)
+	}
 	if w != "VARIABLE" {
 		after = rest
 	}
@@ -228,6 +239,30 @@ func (c *ClientStatement) parseShow(rest string) error {
 		return status.Errorf(codes.InvalidArgument, "spannerfast: want SHOW VARIABLE name, got %q", "SHOW "+rest)
 	}
 	c.Column, c.Name = written, variableName(after)
+	return nil
+}
+
+// parseShowTransaction reads what follows SHOW TRANSACTION.
+func (c *ClientStatement) parseShowTransaction(d *dialect, rest string) error {
+	ws, err := words(d, rest)
+	if err != nil {
+		return err
+	}
+	if n := len(ws); n > 0 && ws[n-1] == ";" {
+		ws = ws[:n-1]
+	}
+	switch {
+	case len(ws) == 2 && hasWords(ws, "ISOLATION", "LEVEL"):
+		c.Name = "isolation_level"
+	case len(ws) == 2 && hasWords(ws, "READ", "ONLY"):
+		c.Name = "transaction_read_only"
+	case len(ws) == 1 && ws[0] == "DEFERRABLE", len(ws) == 2 && hasWords(ws, "NOT", "DEFERRABLE"):
+		c.Name = "transaction_deferrable"
+	default:
+		return status.Errorf(codes.InvalidArgument,
+			"spannerfast: want SHOW TRANSACTION ISOLATION LEVEL, SHOW TRANSACTION READ ONLY or SHOW TRANSACTION [NOT] DEFERRABLE, got %q", "SHOW TRANSACTION "+strings.TrimSpace(rest))
+	}
+	c.Column = c.Name
 	return nil
 }
 

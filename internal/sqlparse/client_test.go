@@ -48,9 +48,15 @@ func TestClientStatements(t *testing.T) {
 		{sql: "SHOW my.ext", want: ClientStatement{Command: CmdShow, Name: "my.ext", Column: "my.ext"}},
 		{sql: "SHOW VARIABLE", want: ClientStatement{Command: CmdShow}, invalid: `want SHOW VARIABLE name, got "SHOW VARIABLE"`},
 		{sql: "SHOW ;", want: ClientStatement{Command: CmdShow}, invalid: `got "SHOW ;"`},
+		// SHOW TRANSACTION: in GoogleSQL too, as go-sql-spanner reads it.
+		{sql: "SHOW TRANSACTION ISOLATION LEVEL", want: ClientStatement{Command: CmdShow, Name: "isolation_level", Column: "isolation_level"}},
+		{sql: "show transaction read only;", want: ClientStatement{Command: CmdShow, Name: "transaction_read_only", Column: "transaction_read_only"}},
+		{sql: "SHOW TRANSACTION LEVEL", want: ClientStatement{Command: CmdShow}, invalid: "want SHOW TRANSACTION ISOLATION LEVEL"},
+		{sql: "SHOW VARIABLE transaction_tag", want: ClientStatement{Command: CmdShow, Name: "transaction_tag", Column: "transaction_tag"}},
 		// RESET
 		{sql: "RESET spanner.raw_decode;", want: ClientStatement{Command: CmdReset, Name: "raw_decode"}},
 		{sql: "RESET", want: ClientStatement{Command: CmdReset}},
+		{sql: "RESET all;", want: ClientStatement{Command: CmdReset, Name: "all"}, invalid: "RESET ALL is not supported"},
 		// BEGIN, COMMIT, ROLLBACK
 		{sql: "BEGIN", want: ClientStatement{Command: CmdBegin}},
 		{sql: "begin transaction read only;", want: ClientStatement{Command: CmdBegin, Txn: TxnOptions{ReadOnly: ptr(true)}}},

@@ -209,6 +209,21 @@ func TestClientStatementsPG(t *testing.T) {
 		{sql: "SHOW", want: ClientStatement{Command: CmdShow}, invalid: "want SHOW VARIABLE name"},
 		{sql: "RESET spanner.read_only", want: ClientStatement{Command: CmdReset, Name: "read_only"}},
 		{sql: "reset statement_timeout;", want: ClientStatement{Command: CmdReset, Name: "statement_timeout"}},
+		{sql: "RESET ALL", want: ClientStatement{Command: CmdReset, Name: "ALL"}, invalid: "RESET ALL is not supported"},
+		{sql: "SHOW server_version_num", want: ClientStatement{Command: CmdShow, Name: "server_version_num", Column: "server_version_num"}},
+		{sql: "SHOW transaction_isolation", want: ClientStatement{Command: CmdShow, Name: "transaction_isolation", Column: "transaction_isolation"}},
+		// SHOW TRANSACTION: the property of the option, in a column of its name.
+		{sql: "SHOW TRANSACTION ISOLATION LEVEL", want: ClientStatement{Command: CmdShow, Name: "isolation_level", Column: "isolation_level"}},
+		{sql: "show transaction /* c */ isolation level;", want: ClientStatement{Command: CmdShow, Name: "isolation_level", Column: "isolation_level"}},
+		{sql: "SHOW TRANSACTION READ ONLY", want: ClientStatement{Command: CmdShow, Name: "transaction_read_only", Column: "transaction_read_only"}},
+		{sql: "SHOW TRANSACTION DEFERRABLE", want: ClientStatement{Command: CmdShow, Name: "transaction_deferrable", Column: "transaction_deferrable"}},
+		{sql: "SHOW TRANSACTION NOT DEFERRABLE", want: ClientStatement{Command: CmdShow, Name: "transaction_deferrable", Column: "transaction_deferrable"}},
+		{sql: "SHOW TRANSACTION", want: ClientStatement{Command: CmdShow}, invalid: "want SHOW TRANSACTION ISOLATION LEVEL"},
+		{sql: "SHOW TRANSACTION READ WRITE", want: ClientStatement{Command: CmdShow}, invalid: `got "SHOW TRANSACTION READ WRITE"`},
+		{sql: "SHOW TRANSACTION ISOLATION LEVEL SERIALIZABLE", want: ClientStatement{Command: CmdShow}, invalid: "want SHOW TRANSACTION ISOLATION LEVEL"},
+		// SET SESSION CHARACTERISTICS is not go-sql-spanner's either: a
+		// malformed SET.
+		{sql: "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY", want: ClientStatement{Command: CmdSet, Text: "CHARACTERISTICS AS TRANSACTION READ ONLY"}, invalid: "SET name {= | TO} value"},
 		// BEGIN, START TRANSACTION
 		{sql: "BEGIN", want: ClientStatement{Command: CmdBegin}},
 		{sql: "begin work", want: ClientStatement{Command: CmdBegin}},
@@ -402,6 +417,9 @@ func FuzzParsePostgreSQL(f *testing.F) {
 		"RESET spanner.x", "BEGIN WORK", "START TRANSACTION ISOLATION LEVEL SERIALIZABLE NOT DEFERRABLE", "START", "START BATCH DML",
 		"END", "COMMIT WORK", "ABORT", "ABORT BATCH", "ROLLBACK TRANSACTION", "RUN BATCH", "RUN PARTITIONED QUERY SELECT $1",
 		"PARTITION SELECT ?", "DROP DATABASE \"a-b\"", "INSERT INTO t (a) VALUES (?) RETURNING a", "SELECT 1; SELECT ?",
+		"SHOW TRANSACTION ISOLATION LEVEL", "SHOW TRANSACTION NOT DEFERRABLE", "SHOW TRANSACTION /* x */ READ ONLY;", "SHOW TRANSACTION",
+		"RESET ALL", "SHOW server_version", "SET default_transaction_isolation TO 'repeatable read'", "SET application_name = 'a''b'",
+		"BEGIN READ ONLY, NOT DEFERRABLE", "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ WRITE",
 	} {
 		f.Add(s)
 	}
