@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"strings"
+	"sync"
 	"testing"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -186,4 +188,176 @@ func queryStmt(ctx context.Context, st *sql.Stmt, args ...any) error {
 	for rows.Next() {
 	}
 	return rows.Err()
+}
+
+// dialectBindCase is a WHERE clause with parameters, its arguments, the
+// clause sent and every parameter sent (as its string value).
+type dialectBindCase struct {
+	name   string
+	clause string
+	args   []any
+	sent   string
+	want   map[string]string
+}
+
+// TestFakeParamBindingDialects: in each dialect, what is sent for each way
+// of writing parameters and passing arguments, the same through QueryContext,
+// ExecContext (DML) and a prepared statement's QueryContext and ExecContext.
+// On PostgreSQL databases `$n` is the parameter pn; ? and @name become $1,
+// $2... (sent as p1, p2...), and unnamed arguments bind in the order the
+// parameters first appear, as in go-sql-spanner: `$2 ... $1` takes the first
+// argument for $2.
+func TestFakeParamBindingDialects(t *testing.T) {
+	named := sql.Named
+	for _, d := range []struct {
+		dialect string
+		cases   []dialectBindCase
+	}{
+		{"GOOGLE_STANDARD_SQL", []dialectBindCase{
+			{"positional", "a = ? AND b = ?", []any{"x", "y"}, "a = @p1 AND b = @p2", map[string]string{"p1": "x", "p2": "y"}},
+			{"named", "a = @id AND b = @value AND c = @id", []any{named("value", "v"), named("ID", "i")},
+				"a = @id AND b = @value AND c = @id", map[string]string{"id": "i", "value": "v"}},
+			{"@name positional", "a = @b AND b = @a", []any{"1", "2"}, "a = @b AND b = @a", map[string]string{"b": "1", "a": "2"}},
+			{"$1 is not a parameter", "a = ? AND b = '$1'", []any{"x"}, "a = @p1 AND b = '$1'", map[string]string{"p1": "x"}},
+			{"named not in the statement sent", "a = @a", []any{named("a", "1"), named("key", "k")}, "a = @a", map[string]string{"a": "1", "key": "k"}},
+		}},
+		{"POSTGRESQL", []dialectBindCase{
+			{"$n", "a = $1 AND b = $2", []any{"x", "y"}, "a = $1 AND b = $2", map[string]string{"p1": "x", "p2": "y"}},
+			{"$n reused", "a = $1 AND b = $2 AND c = $1", []any{"x", "y"}, "a = $1 AND b = $2 AND c = $1", map[string]string{"p1": "x", "p2": "y"}},
+			{"$2 before $1", "a = $2 AND b = $1", []any{"first", "second"}, "a = $2 AND b = $1", map[string]string{"p2": "first", "p1": "second"}},
+			{"$n named by number", "a = $2 AND b = $1", []any{named("p1", "one"), named("P2", "two")}, "a = $2 AND b = $1", map[string]string{"p1": "one", "p2": "two"}},
+			{"positional ?", "a = ? AND b = ?", []any{"x", "y"}, "a = $1 AND b = $2", map[string]string{"p1": "x", "p2": "y"}},
+			{"@name named", "a = @id AND b = @value AND c = @id", []any{named("value", "v"), named("ID", "i")},
+				"a = $1 AND b = $2 AND c = $1", map[string]string{"p1": "i", "p2": "v"}},
+			{"@name positional", "a = @id AND b = @value", []any{"i", "v"}, "a = $1 AND b = $2", map[string]string{"p1": "i", "p2": "v"}},
+			{"@name by its $n name", "a = @id", []any{named("p1", "i")}, "a = $1", map[string]string{"p1": "i"}},
+			{"named not in the statement sent", "a = @id", []any{named("id", "i"), named("key", "k")}, "a = $1", map[string]string{"p1": "i", "key": "k"}},
+		}},
+	} {
+		s := fakespanner.Start(t)
+		var mu sync.Mutex
+		var last *spannerpb.ExecuteSqlRequest
+		s.SetFallback(func(req *spannerpb.ExecuteSqlRequest) *fakespanner.Result {
+			mu.Lock()
+			last = req
+			mu.Unlock()
+			if strings.HasPrefix(req.GetSql(), "UPDATE") {
+				return fakespanner.DML(1)
+			}
+			return fakespanner.Select1()
+		})
+		db := openFake(t, s, "database_dialect="+d.dialect)
+		ctx := context.Background()
+		for _, c := range d.cases {
+			for _, way := range []string{"QueryContext", "ExecContext", "prepared QueryContext", "prepared ExecContext"} {
+				if strings.HasPrefix(way, "prepared") && strings.Contains(c.name, "not in the statement") {
+					continue // more arguments than parameters: database/sql refuses them (TestFakeParamBindingErrorsDialects)
+				}
+				prefix := "SELECT * FROM T WHERE "
+				if strings.HasSuffix(way, "ExecContext") {
+					prefix = "UPDATE T SET x = 1 WHERE "
+				}
+				var err error
+				switch way {
+				case "QueryContext":
+					err = queryOne(ctx, db, prefix+c.clause, c.args...)
+				case "ExecContext":
+					_, err = db.ExecContext(ctx, prefix+c.clause, c.args...)
+				default:
+					var st *sql.Stmt
+					if st, err = db.PrepareContext(ctx, prefix+c.clause); err != nil {
+						break
+					}
+					if way == "prepared QueryContext" {
+						err = queryStmt(ctx, st, c.args...)
+					} else {
+						_, err = st.ExecContext(ctx, c.args...)
+					}
+					st.Close()
+				}
+				if err != nil {
+					t.Errorf("%s %s (%s): %v", d.dialect, c.name, way, err)
+					continue
+				}
+				mu.Lock()
+				req := last
+				mu.Unlock()
+				got := map[string]string{}
+				for k, v := range req.GetParams().GetFields() {
+					got[k] = v.GetStringValue()
+				}
+				if req.GetSql() != prefix+c.sent || !maps.Equal(got, c.want) {
+					t.Errorf("%s %s (%s): sent %q %v, want %q %v", d.dialect, c.name, way, req.GetSql(), got, prefix+c.sent, c.want)
+				}
+			}
+		}
+	}
+}
+
+// TestFakeParamBindingErrorsDialects: in each dialect a missing value is
+// InvalidArgument with go-sql-spanner's text naming the parameter as the
+// statement writes it, mixed parameter styles are InvalidArgument with
+// go-sql-spanner's text, and a prepared statement given more arguments than
+// it has parameters fails in database/sql; nothing is sent for any of them.
+func TestFakeParamBindingErrorsDialects(t *testing.T) {
+	named := sql.Named
+	for _, d := range []struct {
+		dialect string
+		cases   []struct {
+			query string
+			args  []any
+			want  string
+		}
+	}{
+		{"GOOGLE_STANDARD_SQL", []struct {
+			query string
+			args  []any
+			want  string
+		}{
+			{"SELECT * FROM T WHERE a = @id AND b = @value", []any{named("id", 1), named("my_value", 2)}, "missing value for query parameter @value"},
+			{"SELECT * FROM T WHERE a = ? AND b = ?", []any{1}, "missing value for query parameter @p2"},
+			{"SELECT * FROM T WHERE a = @id AND b = ?", []any{named("id", 1), 2}, "statement must only use one parameter style (named or positional): SELECT * FROM T WHERE a = @id AND b = ?"},
+		}},
+		{"POSTGRESQL", []struct {
+			query string
+			args  []any
+			want  string
+		}{
+			{"SELECT * FROM T WHERE a = @id AND b = @value", []any{named("value", 2)}, "missing value for query parameter @id"},
+			{"SELECT * FROM T WHERE a = $1 AND b = $2", []any{1}, "missing value for query parameter @p2"},
+			{"SELECT * FROM T WHERE a = $1 AND b = $2", []any{named("p2", 1)}, "missing value for query parameter @p1"},
+			{"SELECT * FROM T WHERE a = ? AND b = ?", []any{1}, "missing value for query parameter @p2"},
+			{"SELECT * FROM T WHERE a = $1 AND b = ?", []any{1, 2}, "statement must only use one parameter style (named or positional): SELECT * FROM T WHERE a = $1 AND b = ?"},
+			{"SELECT * FROM T WHERE a = @id AND b = $1", []any{named("id", 1), 2}, "statement must only use one parameter style (named or positional): SELECT * FROM T WHERE a = @id AND b = $1"},
+		}},
+	} {
+		s := fakespanner.Start(t)
+		answerEverything(s)
+		db := openFake(t, s, "database_dialect="+d.dialect)
+		ctx := context.Background()
+		for _, c := range d.cases {
+			err := queryOne(ctx, db, c.query, c.args...)
+			want := `spanner: code = "InvalidArgument", desc = "` + c.want + `"`
+			if status.Code(err) != codes.InvalidArgument || err.Error() != want {
+				t.Errorf("%s %s %v: error %v, want %s", d.dialect, c.query, c.args, err, want)
+			}
+		}
+		queries := []string{"SELECT * FROM T WHERE a = @a AND b = @b AND c = @a", "SELECT * FROM T WHERE a = ? AND b = ?"}
+		if d.dialect == "POSTGRESQL" {
+			queries = append(queries, "SELECT * FROM T WHERE a = $2 AND b = $1 AND c = $2")
+		}
+		for _, q := range queries {
+			st, err := db.PrepareContext(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := queryStmt(ctx, st, 1, 2, 3); err == nil || err.Error() != "sql: expected 2 arguments, got 3" {
+				t.Errorf("%s %s with 3 arguments: %v, want database/sql's count error", d.dialect, q, err)
+			}
+			st.Close()
+		}
+		if n := len(s.RequestsFor("ExecuteStreamingSql")) + len(s.RequestsFor("ExecuteSql")); n != 0 {
+			t.Errorf("%s: %d requests sent", d.dialect, n)
+		}
+	}
 }
