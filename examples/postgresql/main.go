@@ -68,11 +68,12 @@ func run(ctx context.Context, w io.Writer) error {
 }
 
 // showDialect prints the dialect the driver read from the database when it
-// first connected: statements are parsed as PostgreSQL from then on.
+// first connected: statements are parsed as PostgreSQL from then on. SHOW
+// without VARIABLE is the PostgreSQL form of the client-side statement.
 func showDialect(ctx context.Context, db *sql.DB, w io.Writer) error {
 	// The first statement creates the database (autoConfigEmulator).
 	var dialect string
-	if err := db.QueryRowContext(ctx, "SHOW VARIABLE database_dialect").Scan(&dialect); err != nil {
+	if err := db.QueryRowContext(ctx, "SHOW database_dialect").Scan(&dialect); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "database dialect:", dialect)
