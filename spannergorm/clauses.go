@@ -1,21 +1,21 @@
 package spannergorm
 
 import (
-	"math"
-	"strconv"
 	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/spannerfast/spannerfast/spannergorm/internal/gormcore"
 )
 
 // clauseBuilders replace GORM's renderings where GoogleSQL differs.
 var clauseBuilders = map[string]clause.ClauseBuilder{
 	"INSERT":    buildInsert,
 	"RETURNING": buildReturning,
-	"LIMIT":     buildLimit,
+	"LIMIT":     gormcore.BuildLimit,
 }
 
 // splitDotted splits a qualified name on the dots outside backticks.
@@ -59,29 +59,6 @@ func buildReturning(c clause.Clause, b clause.Builder) {
 			b.WriteByte(',')
 		}
 		b.WriteQuoted(col)
-	}
-}
-
-// buildLimit renders LIMIT and OFFSET; GoogleSQL has no OFFSET without
-// LIMIT, so an offset alone gets the largest limit.
-func buildLimit(c clause.Clause, b clause.Builder) {
-	l, _ := c.Expression.(clause.Limit)
-	limit := -1
-	if l.Limit != nil && *l.Limit >= 0 {
-		limit = *l.Limit
-	}
-	if limit < 0 && l.Offset <= 0 {
-		return
-	}
-	b.WriteString("LIMIT ")
-	if limit < 0 {
-		b.WriteString(strconv.FormatInt(math.MaxInt64, 10))
-	} else {
-		b.WriteString(strconv.Itoa(limit))
-	}
-	if l.Offset > 0 {
-		b.WriteString(" OFFSET ")
-		b.WriteString(strconv.Itoa(l.Offset))
 	}
 }
 

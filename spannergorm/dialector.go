@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm/schema"
 
 	"github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/spannergorm/internal/gormcore"
 )
 
 // Config selects the database and the dialect's options. Exactly one of
@@ -63,8 +64,7 @@ func (d Dialector) Initialize(db *gorm.DB) error {
 		DeleteClauses: []string{"DELETE", "FROM", "WHERE", "RETURNING"},
 	})
 	// Spanner refuses key columns in SET, so they never go there.
-	if err := db.Callback().Update().After("gorm:before_update").Before("gorm:update").
-		Register("spanner:omit_primary_key", omitPrimaryKey); err != nil {
+	if err := gormcore.RegisterOmitPrimaryKey(db); err != nil {
 		return err
 	}
 	pool, err := d.pool()
@@ -92,12 +92,6 @@ func (d Dialector) pool() (gorm.ConnPool, error) {
 	return sql.Open(name, d.DSN)
 }
 
-func omitPrimaryKey(db *gorm.DB) {
-	if db.Statement.Schema != nil {
-		db.Statement.Omit(db.Statement.Schema.PrimaryFieldDBNames...)
-	}
-}
-
 // Migrator returns the Spanner migrator.
 func (d Dialector) Migrator(db *gorm.DB) gorm.Migrator {
 	return Migrator{
@@ -113,13 +107,7 @@ func (d Dialector) Migrator(db *gorm.DB) gorm.Migrator {
 // DataTypeOf returns the GoogleSQL type of a field: the type tag when set,
 // else the type of the Go field, else GORM's general data type.
 func (Dialector) DataTypeOf(field *schema.Field) string {
-	if _, tagged := field.TagSettings["TYPE"]; tagged || field.Serializer != nil {
-		return generalType(field)
-	}
-	if t := typeName(field.IndirectFieldType, field.Size); t != "" {
-		return t
-	}
-	return generalType(field)
+	return gormcore.DataTypeOf(field, typeName, generalType)
 }
 
 // DefaultValueOf is the value GORM writes for a field that has a default

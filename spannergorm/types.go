@@ -163,8 +163,13 @@ func (a Array[T]) GormDataType() string {
 }
 
 // GormDBDataType implements migrator.GormDataTypeInterface; a size tag
-// applies to STRING and BYTES elements.
-func (a Array[T]) GormDBDataType(_ *gorm.DB, f *schema.Field) string {
+// applies to STRING and BYTES elements. Under another dialector (the
+// PostgreSQL one) it says nothing, and that dialector names the column
+// type from the element type.
+func (a Array[T]) GormDBDataType(db *gorm.DB, f *schema.Field) string {
+	if db != nil && db.Dialector != nil && db.Dialector.Name() != (Dialector{}).Name() {
+		return ""
+	}
 	return typeName(reflect.TypeFor[[]T](), f.Size)
 }
 

@@ -63,9 +63,12 @@ var layers = map[string]int{
 
 	// 6: the public Go API and driver registration.
 	"driver": 6,
+	// the rules both GORM dialectors share (knows GORM, not the driver)
+	"spannergorm/internal/gormcore": 6,
 
 	// 7: built on the public API.
-	"spannergorm": 7,
+	"spannergorm":            7, // GoogleSQL
+	"spannergorm/postgresql": 7, // PostgreSQL
 
 	// 8: programs and end-to-end tests.
 	"cmd/spannerfast-bench": 8,

@@ -1,0 +1,13 @@
+// Package gormcore holds the rules that spannergorm's two GORM dialectors,
+// GoogleSQL (spannergorm) and PostgreSQL (spannergorm/postgresql), share:
+// a migration runs as one DDL batch on one pinned connection, its
+// statements can be recorded instead of sent, updates never set key
+// columns, an OFFSET always comes with a LIMIT, how a model says that its
+// table is interleaved, and the order in which a field's column type is
+// chosen (type tag, then the Go type, then GORM's general type).
+//
+// It knows GORM and nothing of either dialect's SQL: each dialector gives
+// it its own type names and statement text. It must not import the
+// driver: both dialectors sit above it and speak to the driver through
+// database/sql only.
+package gormcore

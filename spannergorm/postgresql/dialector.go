@@ -1,0 +1,148 @@
+package spannerpg
+
+import (
+	"errors"
+
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+	"gorm.io/gorm/migrator"
+	"gorm.io/gorm/schema"
+
+	"github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/spannergorm/internal/gormcore"
+)
+
+// Dialector is the gorm.Dialector for Spanner's PostgreSQL dialect. It is
+// GORM's PostgreSQL dialector (quoting, $n placeholders, RETURNING,
+// ON CONFLICT) with Spanner's types, DDL and migrator.
+type Dialector struct {
+	postgres.Dialector
+	SpannerConfig SpannerConfig
+}
+
+// SpannerConfig holds the options that are Spanner's, beside GORM's
+// postgres.Config.
+type SpannerConfig struct {
+	// DisableAutoMigrateBatching sends each DDL statement of AutoMigrate on
+	// its own instead of in one START BATCH DDL / RUN BATCH batch.
+	DisableAutoMigrateBatching bool
+	// DisableIdentityColumns creates auto-increment primary keys as plain
+	// bigint columns: the application then supplies every key.
+	DisableIdentityColumns bool
+}
+
+// Open returns a Dialector for a spannerfast DSN.
+func Open(dsn string) gorm.Dialector {
+	return New(postgres.Config{DSN: dsn})
+}
+
+// New returns a Dialector for config. DSN is opened with DriverName,
+// "spannerfast" when empty; Conn is an existing pool instead.
+func New(config postgres.Config) gorm.Dialector {
+	return NewWithSpannerConfig(config, SpannerConfig{})
+}
+
+// NewWithSpannerConfig returns a Dialector for config with Spanner's
+// options.
+func NewWithSpannerConfig(config postgres.Config, spannerConfig SpannerConfig) gorm.Dialector {
+	return &Dialector{Dialector: postgres.Dialector{Config: &config}, SpannerConfig: spannerConfig}
+}
+
+// Name is the dialect name that GORM plugins switch on; "postgres-spanner"
+// as in go-gorm-spanner.
+func (Dialector) Name() string { return "postgres-spanner" }
+
+// ErrPgxOption is the error of a postgres.Config option that only
+// configures pgx, GORM's default PostgreSQL driver, which this dialector
+// does not use.
+var ErrPgxOption = errors.New("spannerpg: postgres.Config.PreferSimpleProtocol and OptionOpenDB configure pgx, which Spanner does not use: leave them unset")
+
+// Initialize opens the pool on spannerfast and registers GORM's
+// PostgreSQL callbacks and Spanner's clause builders.
+func (d Dialector) Initialize(db *gorm.DB) error {
+	if d.Config == nil {
+		d.Config = &postgres.Config{}
+	}
+	if d.PreferSimpleProtocol || len(d.OptionOpenDB) > 0 {
+		return ErrPgxOption
+	}
+	if d.Conn == nil && d.DriverName == "" {
+		cfg := *d.Config
+		cfg.DriverName = driver.Name
+		d.Config = &cfg
+	}
+	if err := d.Dialector.Initialize(db); err != nil {
+		return err
+	}
+	if err := gormcore.RegisterOmitPrimaryKey(db); err != nil {
+		return err
+	}
+	db.ClauseBuilders["LIMIT"] = gormcore.BuildLimit
+	db.ClauseBuilders["ON CONFLICT"] = buildOnConflict
+	return nil
+}
+
+// Migrator returns the Spanner PostgreSQL migrator.
+func (d Dialector) Migrator(db *gorm.DB) gorm.Migrator {
+	return Migrator{
+		Migrator: postgres.Migrator{Migrator: migrator.Migrator{Config: migrator.Config{
+			DB:                          db,
+			Dialector:                   d,
+			CreateIndexAfterCreateTable: true,
+		}}},
+		dialector: d,
+	}
+}
+
+// DataTypeOf returns the PostgreSQL type of a field on Spanner: the type
+// tag when set, else the type of the Go field, else GORM's general data
+// type.
+func (d Dialector) DataTypeOf(field *schema.Field) string {
+	return gormcore.DataTypeOf(field, typeName, generalType)
+}
+
+// buildOnConflict renders ON CONFLICT with what Spanner needs. A
+// DoNothing without columns gets the primary key as its conflict target,
+// the only conflict Spanner detects. Spanner's DO UPDATE must set every
+// inserted column, so UpdateAll sets them all, the key and the creation
+// time too, which is INSERT OR UPDATE as in the GoogleSQL dialector. Any
+// other DO UPDATE is sent as GORM wrote it.
+func buildOnConflict(c clause.Clause, b clause.Builder) {
+	oc, ok := c.Expression.(clause.OnConflict)
+	stmt, isStmt := b.(*gorm.Statement)
+	if !ok || !isStmt || oc.OnConstraint != "" || stmt.Schema == nil {
+		c.Build(b)
+		return
+	}
+	if oc.DoNothing && len(oc.Columns) == 0 {
+		for _, f := range stmt.Schema.PrimaryFields {
+			oc.Columns = append(oc.Columns, clause.Column{Name: f.DBName})
+		}
+	}
+	if oc.UpdateAll {
+		oc.DoUpdates = allInserted(stmt, oc.DoUpdates)
+	}
+	c.Expression = oc
+	c.Build(b)
+}
+
+// allInserted returns set plus col = excluded.col for each inserted column
+// that set leaves out.
+func allInserted(stmt *gorm.Statement, set clause.Set) clause.Set {
+	values, ok := stmt.Clauses["VALUES"].Expression.(clause.Values)
+	if !ok {
+		return set
+	}
+	have := make(map[string]bool, len(set))
+	for _, a := range set {
+		have[a.Column.Name] = true
+	}
+	out := append(clause.Set(nil), set...)
+	for _, col := range values.Columns {
+		if !have[col.Name] {
+			out = append(out, clause.Assignment{Column: clause.Column{Name: col.Name}, Value: clause.Column{Table: "excluded", Name: col.Name}})
+		}
+	}
+	return out
+}
