@@ -106,7 +106,8 @@ func (d Dialector) DataTypeOf(field *schema.Field) string {
 // DoNothing without columns gets the primary key as its conflict target,
 // the only conflict Spanner detects. Spanner's DO UPDATE must set every
 // inserted column, so UpdateAll sets them all, the key and the creation
-// time too, which is INSERT OR UPDATE as in the GoogleSQL dialector. Any
+// time too, each to its inserted value (excluded.col, which Spanner also
+// requires), which is INSERT OR UPDATE as in the GoogleSQL dialector. Any
 // other DO UPDATE is sent as GORM wrote it.
 func buildOnConflict(c clause.Clause, b clause.Builder) {
 	oc, ok := c.Expression.(clause.OnConflict)
@@ -127,22 +128,16 @@ func buildOnConflict(c clause.Clause, b clause.Builder) {
 	c.Build(b)
 }
 
-// allInserted returns set plus col = excluded.col for each inserted column
-// that set leaves out.
+// allInserted returns col = excluded.col for each inserted column, or set
+// when the statement has no VALUES.
 func allInserted(stmt *gorm.Statement, set clause.Set) clause.Set {
 	values, ok := stmt.Clauses["VALUES"].Expression.(clause.Values)
 	if !ok {
 		return set
 	}
-	have := make(map[string]bool, len(set))
-	for _, a := range set {
-		have[a.Column.Name] = true
-	}
-	out := append(clause.Set(nil), set...)
+	out := make(clause.Set, 0, len(values.Columns))
 	for _, col := range values.Columns {
-		if !have[col.Name] {
-			out = append(out, clause.Assignment{Column: clause.Column{Name: col.Name}, Value: clause.Column{Table: "excluded", Name: col.Name}})
-		}
+		out = append(out, clause.Assignment{Column: clause.Column{Name: col.Name}, Value: clause.Column{Table: "excluded", Name: col.Name}})
 	}
 	return out
 }

@@ -104,16 +104,19 @@ func splitTable(table string) (string, string) {
 }
 
 // GetTypeAliases returns the other names of a type that information_schema
-// reports (spanner_type): the names DataTypeOf and type tags use.
+// reports (spanner_type): the names DataTypeOf and type tags use, with the
+// same length and array brackets ("character varying(10)" is also
+// "varchar(10)").
 func (m Migrator) GetTypeAliases(name string) []string {
-	if elem, ok := strings.CutSuffix(name, "[]"); ok {
-		var out []string
-		for _, a := range typeAliases[elem] {
-			out = append(out, a+"[]")
-		}
-		return out
+	base, suffix := name, ""
+	if i := strings.IndexAny(name, "(["); i >= 0 {
+		base, suffix = name[:i], name[i:]
 	}
-	return typeAliases[name]
+	var out []string
+	for _, a := range typeAliases[base] {
+		out = append(out, a+suffix)
+	}
+	return out
 }
 
 var typeAliases = map[string][]string{
@@ -348,17 +351,9 @@ func (m Migrator) AlterColumn(value any, name string) error {
 
 func (m Migrator) sameType(want string, ct *migrator.ColumnType) bool {
 	have := ct.DatabaseTypeName()
-	if n, ok := ct.Length(); ok && n > 0 {
-		have += "(" + strconv.FormatInt(n, 10) + ")"
-	}
-	if strings.EqualFold(want, have) {
-		return true
-	}
-	base, length, _ := strings.Cut(want, "(")
-	for _, a := range m.GetTypeAliases(ct.DatabaseTypeName()) {
-		if strings.EqualFold(a, base) {
-			n, ok := ct.Length()
-			return length == "" && (!ok || n == 0) || ok && length == strconv.FormatInt(n, 10)+")"
+	for _, name := range append(m.GetTypeAliases(have), have) {
+		if strings.EqualFold(name, want) {
+			return true
 		}
 	}
 	return false
@@ -472,7 +467,8 @@ func (m Migrator) HasConstraint(value any, name string) bool {
 const generatedMark = "GENERATED"
 
 // ColumnTypes returns the columns of the model's table from
-// information_schema: name, type (spanner_type, its length apart),
+// information_schema: name, type (spanner_type, with its length also
+// apart),
 // nullability, default, primary key, and whether it is an identity column.
 func (m Migrator) ColumnTypes(value any) ([]gorm.ColumnType, error) {
 	var out []gorm.ColumnType
@@ -504,23 +500,22 @@ func (m Migrator) ColumnTypes(value any) ([]gorm.ColumnType, error) {
 	return out, err
 }
 
-var sizedType = regexp.MustCompile(`^(.*)\((\d+)\)(\[\])?$`)
+var sizedType = regexp.MustCompile(`\((\d+)\)`)
 
 func columnType(name, typ string, nullable bool, def sql.NullString, key, identity, generated bool) *migrator.ColumnType {
 	ct := &migrator.ColumnType{
 		SQLColumnType:      &sql.ColumnType{},
 		NameValue:          sql.NullString{String: name, Valid: true},
+		DataTypeValue:      sql.NullString{String: typ, Valid: true},
 		ColumnTypeValue:    sql.NullString{String: typ, Valid: true},
 		PrimaryKeyValue:    sql.NullBool{Bool: key, Valid: true},
 		NullableValue:      sql.NullBool{Bool: nullable, Valid: true},
 		AutoIncrementValue: sql.NullBool{Bool: identity, Valid: true},
 	}
 	if m := sizedType.FindStringSubmatch(typ); m != nil {
-		n, _ := strconv.ParseInt(m[2], 10, 64)
-		typ = m[1] + m[3]
+		n, _ := strconv.ParseInt(m[1], 10, 64)
 		ct.LengthValue = sql.NullInt64{Int64: n, Valid: true}
 	}
-	ct.DataTypeValue = sql.NullString{String: typ, Valid: true}
 	if generated {
 		ct.ColumnTypeValue = sql.NullString{String: generatedMark, Valid: true}
 	}

@@ -71,11 +71,24 @@ func typeName(t reflect.Type, size int) string {
 			return "bytea"
 		}
 		// Spanner has no arrays of arrays.
-		if elem := typeName(t.Elem(), size); elem != "" && !strings.HasSuffix(elem, "[]") {
+		if elem := arrayElement(t.Elem(), size); elem != "" && !strings.HasSuffix(elem, "[]") {
 			return elem + "[]"
 		}
 	}
 	return ""
+}
+
+// arrayElement is the element type of an array column. Float elements
+// are float8 and float4, not numeric: Spanner does not cast an array of
+// FLOAT64 parameters to numeric[] as it does a single value.
+func arrayElement(t reflect.Type, size int) string {
+	switch t.Kind() {
+	case reflect.Float64:
+		return "double precision"
+	case reflect.Float32:
+		return "real"
+	}
+	return typeName(t, size)
 }
 
 func varchar(size int) string {
