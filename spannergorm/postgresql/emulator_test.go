@@ -541,12 +541,19 @@ func TestEmulatorOnConflict(t *testing.T) {
 	}
 }
 
-// TestEmulatorDropTable: DropTable drops the tables with their indexes
-// and the foreign keys that reference them, children first.
+// TestEmulatorDropTable: DropTable drops a table with its indexes and the
+// foreign keys that reference it, and several tables children first.
 func TestEmulatorDropTable(t *testing.T) {
 	t.Parallel()
 	db := migratedEmulator(t, &Singer{}, &Album{}, &Track{})
-	if err := db.Migrator().DropTable(&Singer{}, &Album{}, &Track{}); err != nil {
+	// singers has indexes and albums' foreign key references it.
+	if err := db.Migrator().DropTable(&Singer{}); err != nil {
+		t.Fatalf("DropTable of a referenced table: %v", err)
+	}
+	if db.Migrator().HasConstraint(&Album{}, "fk_singers_albums") || db.Migrator().HasTable(&Singer{}) {
+		t.Fatal("singers or the foreign key to it is still there")
+	}
+	if err := db.Migrator().DropTable(&Album{}, &Track{}); err != nil {
 		t.Fatalf("DropTable: %v", err)
 	}
 	tables, err := db.Migrator().GetTables()
