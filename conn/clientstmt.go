@@ -16,6 +16,7 @@ import (
 //	SET LOCAL name = value               (until the transaction ends)
 //	SET TRANSACTION option[, ...]        (the open transaction, before its first statement)
 //	SHOW [VARIABLE] [SPANNER.]name       (one row, one column named as written)
+//	SHOW TRANSACTION ISOLATION LEVEL     (and READ ONLY, [NOT] DEFERRABLE: their properties)
 //	RESET [SPANNER.]name                 (back to the DSN's value)
 //	BEGIN [TRANSACTION] [option[, ...]]
 //	COMMIT [TRANSACTION]
@@ -26,6 +27,10 @@ import (
 // transaction; it has no effect on Spanner and exists for PostgreSQL
 // compatibility, which go-sql-spanner offers on PostgreSQL databases only). START is always START BATCH (START TRANSACTION is
 // PostgreSQL-only in go-sql-spanner too).
+//
+// On a PostgreSQL database internal/sqlparse reads their PostgreSQL forms
+// (SET ... TO, SET SESSION, START TRANSACTION, END, ABORT...) into the same
+// statements (docs/postgresql.md).
 //
 // All but SHOW return driver.ResultNoRows from ExecContext and no rows from
 // QueryContext.

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
@@ -38,16 +39,30 @@ func (c *Conn) beginStatement(ctx context.Context, st statement) error {
 	// The transaction outlives this statement: the context of COMMIT or
 	// ROLLBACK governs its end, not BEGIN's.
 	c.tx.ctx = nil
-	return c.setDeferrable(o.Deferrable)
+	return c.setTxnLocals(o)
 }
 
-// setDeferrable sets transaction_deferrable for the open transaction when
-// BEGIN or SET TRANSACTION said [NOT] DEFERRABLE.
-func (c *Conn) setDeferrable(d *bool) error {
-	if d == nil {
-		return nil
+// setTxnLocals gives the options BEGIN or SET TRANSACTION said to their
+// properties (transaction_read_only, isolation_level,
+// transaction_deferrable) until the transaction ends, as go-sql-spanner
+// does, so that SHOW (and SHOW TRANSACTION ...) reports the transaction's
+// own. The transaction has them already: the local values change nothing
+// in it.
+func (c *Conn) setTxnLocals(o sqlparse.TxnOptions) error {
+	if o.ReadOnly != nil {
+		if err := c.setLocalValue("transaction_read_only", strconv.FormatBool(*o.ReadOnly)); err != nil {
+			return err
+		}
 	}
-	return c.setLocalValue("transaction_deferrable", strconv.FormatBool(*d))
+	if o.Isolation != sqlparse.IsolationDefault && !c.tx.ReadOnly() {
+		if err := c.setLocalValue("isolation_level", dsn.IsolationLevelName(stmtopts.IsolationLevelOf(o.Isolation))); err != nil {
+			return err
+		}
+	}
+	if o.Deferrable != nil {
+		return c.setLocalValue("transaction_deferrable", strconv.FormatBool(*o.Deferrable))
+	}
+	return nil
 }
 
 // endStatement runs COMMIT or ROLLBACK.
@@ -91,7 +106,7 @@ func (c *Conn) setTransaction(st statement) error {
 		}
 		t.Options.Begin.IsolationLevel = iso
 	}
-	return c.setDeferrable(o.Deferrable)
+	return c.setTxnLocals(o)
 }
 
 // replaceTxn swaps a transaction that has not begun for one of the other
