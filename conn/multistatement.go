@@ -150,11 +150,18 @@ func (c *Conn) runOne(ctx context.Context, r *multiRun, i int, args []driver.Nam
 		return
 	}
 	st, err := c.readyToRun(toStatement(r.p.Parsed[i]), r.p.Errs[i])
+	buffer := c.tx != nil && !c.tx.ReadOnly()
+	if buffer {
+		// rows.Buffer keeps the values: they must own their memory, which
+		// raw mode's do not (they alias memory the next row reuses).
+		safe := false
+		opts.RawDecode = &safe
+	}
 	var res driver.Rows
 	if err == nil {
 		res, err = c.queryParsed(ctx, st, q, args, opts)
 	}
-	if more, ok := res.(driver.RowsNextResultSet); err == nil && c.tx != nil && !c.tx.ReadOnly() && !(ok && more.HasNextResultSet()) {
+	if more, ok := res.(driver.RowsNextResultSet); err == nil && buffer && !(ok && more.HasNextResultSet()) {
 		// Read to the end before anything else runs in the transaction
 		// (not a statement with extra result sets of its own: ExecOptions'
 		// metadata and stats).

@@ -203,13 +203,19 @@ func emuGSSValue(row *spanner.Row, i int, typ *spannerpb.Type, native bool) (any
 // raw mode's text values are []byte and compared as strings). Raw mode's
 // numbers and times are boxed in slots reused for the next row
 // (docs/raw-decode.md), so each row's are copied before the next.
-func emuSFRows(t *testing.T, ctx context.Context, db *sql.DB, query string) [][]any {
+func emuSFRows(t *testing.T, ctx context.Context, db emuQuerier, query string, args ...any) [][]any {
 	t.Helper()
-	rows, err := db.QueryContext(ctx, query)
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", query, err)
 	}
 	defer rows.Close()
+	return emuSFSet(t, rows)
+}
+
+// emuSFSet reads the current result set of rows as emuSFRows does.
+func emuSFSet(t *testing.T, rows *sql.Rows) [][]any {
+	t.Helper()
 	cols, _ := rows.Columns()
 	var out [][]any
 	for rows.Next() {
