@@ -195,7 +195,7 @@ func TestEmulatorParamsBindingErrors(t *testing.T) {
 					}
 					continue
 				}
-				if status.Code(err) != codes.InvalidArgument || !strings.HasPrefix(err.Error(), `spanner: code = "InvalidArgument", desc = "`+c.want) {
+				if status.Code(err) != codes.InvalidArgument || !strings.HasPrefix(errTextNoSQLState(err), `spanner: code = "InvalidArgument", desc = "`+c.want) {
 					t.Errorf("%s (%s): %v, want InvalidArgument %q", c.name, way, err, c.want)
 				}
 				var a, b string
