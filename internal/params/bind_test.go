@@ -154,3 +154,42 @@ func TestBindErrorText(t *testing.T) {
 		}
 	}
 }
+
+// TestBindPostgreSQLAllocs: binding a PostgreSQL statement's arguments,
+// named or not, allocates what binding the GoogleSQL statement's does:
+// what the dialect needs (the names as written) came from the parse.
+func TestBindPostgreSQLAllocs(t *testing.T) {
+	allocs := func(d sqlparse.Dialect, sql string, args []any) float64 {
+		st, err := sqlparse.ParseDialect(d, sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nv := bindArgs(args)
+		for i := range nv {
+			if err := Convert(&nv[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return testing.AllocsPerRun(200, func() {
+			if _, _, _, err := Bind(st.SQL, st.Params, st.Named, nv); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	named := []any{sql.Named("b", "y"), sql.Named("ID", int64(1)), sql.Named("a", "x")}
+	positional := []any{"x", "y", int64(1)}
+	gsql := allocs(sqlparse.GoogleSQL, "SELECT * FROM T WHERE a = @a AND b = @b AND id = @id", named)
+	for _, c := range []struct {
+		sql  string
+		args []any
+	}{
+		{"SELECT * FROM t WHERE a = @a AND b = @b AND id = @id", named},
+		{"SELECT * FROM t WHERE a = @a AND b = @b AND id = @id", positional},
+		{"SELECT * FROM t WHERE a = $2 AND b = $1 AND id = $3", positional},
+		{"SELECT * FROM t WHERE a = ? AND b = ? AND id = ?", positional},
+	} {
+		if got := allocs(sqlparse.PostgreSQL, c.sql, c.args); got != gsql {
+			t.Errorf("PostgreSQL %s %v: %v allocations, GoogleSQL named %v", c.sql, c.args, got, gsql)
+		}
+	}
+}
