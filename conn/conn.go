@@ -37,6 +37,10 @@ type Conn struct {
 	state connstate.Store
 
 	pending stmtopts.Pending // options removed from the current statement's arguments
+	// convert encodes an argument (CheckNamedValue): params.Convert, or
+	// params.ConvertPostgreSQL on a PostgreSQL-dialect database, chosen
+	// with the parse cache's dialect, never per argument.
+	convert func(*driver.NamedValue) error
 
 	// stateUnknown marks a connection that an interrupted operation left in
 	// a state the driver cannot vouch for; database/sql then discards it.
@@ -73,7 +77,18 @@ var (
 // New returns a connection on c that parses through statements, the
 // connector's cache (NewStatementCache; nil: none).
 func New(c *transport.Client, statements *sqlparse.Cache) *Conn {
-	return &Conn{client: c, statements: statements, state: connstate.New(c.Config()), sessions: c.NewSessionLease()}
+	cn := &Conn{client: c, state: connstate.New(c.Config()), sessions: c.NewSessionLease()}
+	cn.setStatements(statements)
+	return cn
+}
+
+// setStatements makes statements the connection's parse cache, and its
+// dialect the one its arguments are converted for.
+func (c *Conn) setStatements(statements *sqlparse.Cache) {
+	c.statements, c.convert = statements, params.Convert
+	if statements.Dialect() == sqlparse.PostgreSQL {
+		c.convert = params.ConvertPostgreSQL
+	}
 }
 
 // SetDatabase gives a new connection, before its first statement, what it
@@ -82,7 +97,8 @@ func New(c *transport.Client, statements *sqlparse.Cache) *Conn {
 // properties start at and RESET goes back to, and statements, the
 // connector's parse cache for that dialect.
 func (c *Conn) SetDatabase(cfg *dsn.Config, statements *sqlparse.Cache) {
-	c.state, c.statements = connstate.New(cfg), statements
+	c.state = connstate.New(cfg)
+	c.setStatements(statements)
 }
 
 // QueryStrong runs query, which has no parameters, in a single-use strong
@@ -457,7 +473,7 @@ func (c *Conn) Ping(ctx context.Context) error {
 // QueryOptions among the arguments are removed and apply to the statement
 // they came with only (see stmtopts.Pending).
 func (c *Conn) CheckNamedValue(nv *driver.NamedValue) error {
-	return c.pending.Check(nv, params.Convert)
+	return c.pending.Check(nv, c.convert)
 }
 
 // Prepare returns a statement that runs through the connection.

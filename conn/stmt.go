@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql/driver"
 
-	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
 
@@ -45,7 +44,7 @@ func (s *stmt) NumInput() int {
 }
 
 func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {
-	return s.pending.Check(nv, params.Convert)
+	return s.pending.Check(nv, s.conn.convert)
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {

@@ -140,6 +140,15 @@ func emuGSSValue(row *spanner.Row, i int, typ *spannerpb.Type, native bool) (any
 	case spannerpb.TypeCode_STRING:
 		var v spanner.NullString
 		return scalar(&v, func() (any, bool) { return v.StringVal, v.Valid })
+	case spannerpb.TypeCode_BOOL:
+		var v spanner.NullBool
+		return scalar(&v, func() (any, bool) { return v.Bool, v.Valid })
+	case spannerpb.TypeCode_FLOAT32:
+		var v spanner.NullFloat32
+		return scalar(&v, func() (any, bool) { return v.Float32, v.Valid })
+	case spannerpb.TypeCode_FLOAT64:
+		var v spanner.NullFloat64
+		return scalar(&v, func() (any, bool) { return v.Float64, v.Valid })
 	case spannerpb.TypeCode_NUMERIC:
 		if pg != spannerpb.TypeAnnotationCode_PG_NUMERIC {
 			return nil, fmt.Errorf("NUMERIC without PG_NUMERIC on a PostgreSQL database")
@@ -193,6 +202,26 @@ func emuGSSValue(row *spanner.Row, i int, typ *spannerpb.Type, native bool) (any
 				return column(new([]int64))
 			}
 			return column(new([]spanner.NullInt64))
+		case spannerpb.TypeCode_BOOL:
+			if native {
+				return column(new([]bool))
+			}
+			return column(new([]spanner.NullBool))
+		case spannerpb.TypeCode_FLOAT32:
+			if native {
+				return column(new([]float32))
+			}
+			return column(new([]spanner.NullFloat32))
+		case spannerpb.TypeCode_FLOAT64:
+			if native {
+				return column(new([]float64))
+			}
+			return column(new([]spanner.NullFloat64))
+		case spannerpb.TypeCode_STRING:
+			if native {
+				return column(new([]string))
+			}
+			return column(new([]spanner.NullString))
 		}
 	}
 	return nil, fmt.Errorf("type %v not covered", typ)
@@ -228,8 +257,14 @@ func emuSFSet(t *testing.T, rows *sql.Rows) [][]any {
 			t.Fatal(err)
 		}
 		for i, v := range vals {
-			switch x := v.(type) {
+			switch x := v.(type) { // a copy, out of the reused slot
 			case int64:
+				vals[i] = x
+			case float64:
+				vals[i] = x
+			case float32:
+				vals[i] = x
+			case bool:
 				vals[i] = x
 			case time.Time:
 				vals[i] = x
@@ -411,12 +446,13 @@ func TestEmulatorPostgreSQLOID(t *testing.T) {
 	ctx := emuCtx(t)
 	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL))
 	client := emuOfficialClient(t, ctx, edb)
-	const query = "SELECT 16::oid AS o, CAST(NULL AS oid) AS n"
+	const query = "SELECT 16::oid AS o, CAST(NULL AS oid) AS n, ARRAY[16::oid, NULL] AS a, CAST(NULL AS oid[]) AS na"
 	want := emuGSSRows(t, ctx, client, query, false)
 	for _, mode := range []string{"rawDecode=false", "rawDecode=true"} {
 		got := emuSFRows(t, ctx, emuOpen(t, edb.DSN(mode)), query)
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(got, [][]any{{int64(16), nil}}) {
-			t.Errorf("%s: %#v, go-sql-spanner %#v, want [[16 nil]]", mode, got, want)
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(got, [][]any{{int64(16), nil,
+			[]spanner.NullInt64{{Int64: 16, Valid: true}, {}}, []spanner.NullInt64(nil)}}) {
+			t.Errorf("%s: %#v, go-sql-spanner %#v, want [[16 nil [16 NULL] nil]]", mode, got, want)
 		}
 	}
 }

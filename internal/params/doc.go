@@ -20,7 +20,9 @@
 //     (MissingParamError, go-sql-spanner's text), both INVALID_ARGUMENT and
 //     naming the parameter.
 //
-// Convert is what a connection's CheckNamedValue does to each argument;
+// Convert is what a connection's CheckNamedValue does to each argument
+// (ConvertPostgreSQL on a PostgreSQL-dialect database, which first reads
+// PostgreSQL's text of a BOOL or ARRAY in a GenericColumnValue);
 // Bind builds a request's Params and ParamTypes from the converted
 // arguments of a statement already parsed, Build from its text.
 //
