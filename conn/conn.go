@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -114,7 +115,10 @@ func (c *Conn) QueryStrong(ctx context.Context, query string) (driver.Rows, erro
 		Selector: &spannerpb.TransactionSelector_SingleUse{SingleUse: &spannerpb.TransactionOptions{
 			Mode: &spannerpb.TransactionOptions_ReadOnly_{ReadOnly: &spannerpb.TransactionOptions_ReadOnly{
 				TimestampBound: &spannerpb.TransactionOptions_ReadOnly_Strong{Strong: true}}}}}}}
-	r, err := c.stream(ctx, req, false, rows.Options{})
+	// Not the application's statement: statement_timeout does not bound
+	// it (the caller's context does), as go-sql-spanner's detection runs
+	// outside its statement properties.
+	r, err := c.streamUntil(ctx, new(queryRows), req, false, rows.Options{}, time.Time{}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -329,8 +333,14 @@ func (c *Conn) stream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, lea
 
 // streamIn is stream in qr, which must be new.
 func (c *Conn) streamIn(ctx context.Context, qr *queryRows, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, error) {
-	q := &qr.stream
 	d, hasDeadline := c.statementDeadline()
+	return c.streamUntil(ctx, qr, req, leader, ro, d, hasDeadline)
+}
+
+// streamUntil is streamIn bounded by deadline d (when hasDeadline) instead
+// of the statement's.
+func (c *Conn) streamUntil(ctx context.Context, qr *queryRows, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options, d time.Time, hasDeadline bool) (*rows.Rows, error) {
+	q := &qr.stream
 	base := q.Prepare(ctx, req, c.client, &c.streamCtx, d, hasDeadline)
 	// The metadata go on top, so that the cancellable context below them
 	// depends on the caller's context only.

@@ -136,6 +136,34 @@ func TestFakeDialectDetectionFails(t *testing.T) {
 	}
 }
 
+// TestFakeDialectNotBoundByStatementTimeout: statement_timeout bounds the
+// application's statements, not the connector's dialect question (a slow
+// answer to it used to fail the connection with DeadlineExceeded); the
+// property still bounds the statements.
+func TestFakeDialectNotBoundByStatementTimeout(t *testing.T) {
+	ctx := context.Background()
+	s := fakespanner.Start(t)
+	r := fakespanner.DialectResult("GOOGLE_STANDARD_SQL")
+	r.Faults = []fakespanner.Fault{{Delay: 100 * time.Millisecond}}
+	s.AddResult(fakespanner.DialectQuery, r)
+	slow := fakespanner.DialectResult("GOOGLE_STANDARD_SQL")
+	slow.Faults = []fakespanner.Fault{{Delay: 100 * time.Millisecond}}
+	s.AddResult("SELECT 1", slow)
+	db := openFake(t, s, "statement_timeout=20ms")
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatalf("db.Conn with a dialect answer slower than statement_timeout: %v", err)
+	}
+	defer c.Close()
+	if got := showText(t, ctx, c, "database_dialect"); got != "GOOGLE_STANDARD_SQL" {
+		t.Errorf("SHOW VARIABLE database_dialect = %q", got)
+	}
+	var v string
+	if err := c.QueryRowContext(ctx, "SELECT 1").Scan(&v); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("a statement slower than statement_timeout: %v, want DeadlineExceeded", err)
+	}
+}
+
 // TestFakeDialectConnectionStateDefault: connection_state_type DEFAULT is
 // TRANSACTIONAL on a PostgreSQL-dialect database (a rollback undoes SET)
 // and NON_TRANSACTIONAL on a GoogleSQL one, as in go-sql-spanner; a value
