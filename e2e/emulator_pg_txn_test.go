@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -327,5 +328,101 @@ func TestEmulatorPGReadOnlyStaleness(t *testing.T) {
 	stale := emuOpen(t, edb.DSN("read_only_staleness=READ_TIMESTAMP "+first.Format(time.RFC3339Nano)))
 	if got := emuInt64s(t, ctx, stale, "SELECT balance FROM accounts"); !reflect.DeepEqual(got, []int64{1}) {
 		t.Fatalf("read_only_staleness in the DSN: %v, want [1]", got)
+	}
+}
+
+// TestEmulatorPGAbortReplayAtCommit: Spanner aborts a PostgreSQL
+// transaction at its commit, after DML with RETURNING (of a numeric) and a
+// DML batch with numeric parameters; the replay runs them again and commits
+// when the returned rows and the update counts are those seen before, and
+// fails with ErrAbortedDueToConcurrentModification when another
+// transaction changed the returned value.
+func TestEmulatorPGAbortReplayAtCommit(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		change  string
+		wantErr error
+	}{
+		{name: "replayed"},
+		{name: "returned value changed", change: "UPDATE accounts SET amount = 7 WHERE id = 2", wantErr: sfdriver.ErrAbortedDueToConcurrentModification},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := emuCtx(t)
+			db, edb := emuPGDB(t, emuPGAccountsDDL)
+			emuExec(t, ctx, db, "INSERT INTO accounts (id, balance, amount) VALUES (1, 10, 0), (2, 20, 1.5)")
+			app := emuOpen(t, edb.DSN())
+			tx, err := app.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var amount spanner.PGNumeric
+			if err := tx.QueryRowContext(ctx, "UPDATE accounts SET balance = balance + 1 WHERE id = $1 RETURNING amount", 2).Scan(&amount); err != nil {
+				t.Fatal(err)
+			}
+			emuExec(t, ctx, tx, "START BATCH DML")
+			emuExec(t, ctx, tx, "UPDATE accounts SET balance = balance + 1 WHERE id = $1", 2)
+			emuExec(t, ctx, tx, "UPDATE accounts SET amount = amount + $1 WHERE id = $2", spanner.PGNumeric{Numeric: "1.25", Valid: true}, 2)
+			emuExec(t, ctx, tx, "RUN BATCH")
+			if c.change != "" {
+				emuExec(t, ctx, db, c.change)
+			}
+			provokeAbort(t, ctx, db)
+			err = tx.Commit()
+			if c.wantErr != nil {
+				emuWantCode(t, err, codes.Aborted)
+				if !errors.Is(err, c.wantErr) {
+					t.Fatalf("error %v is not %v", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("replay at commit: %v", err)
+			}
+			if got := emuStrings(t, ctx, db, "SELECT balance::text || ' ' || amount::text FROM accounts ORDER BY id"); !reflect.DeepEqual(got, []string{"11 0", "22 2.75"}) {
+				t.Fatalf("after the replayed commit %q, want [11 0, 22 2.75]", got)
+			}
+		})
+	}
+}
+
+// TestEmulatorPGConcurrentReadModifyWrite: workers increment a numeric
+// counter on a PostgreSQL database in read-modify-write transactions, by
+// RunTransaction and by BeginTx (aborts replayed by the driver); no update
+// is lost.
+func TestEmulatorPGConcurrentReadModifyWrite(t *testing.T) {
+	ctx := emuCtx(t)
+	db, _ := emuPGDB(t, []string{"CREATE TABLE counters (id bigint primary key, value numeric NOT NULL)"}, "autoConfigEmulator=true")
+	db.SetMaxOpenConns(emuWorkers + 2)
+	emuExec(t, ctx, db, "INSERT INTO counters (id, value) VALUES (0, 0.5)")
+	increment := func(ctx context.Context, tx *sql.Tx) error {
+		var v spanner.PGNumeric
+		if err := tx.QueryRowContext(ctx, "SELECT value FROM counters WHERE id = $1", 0).Scan(&v); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, "UPDATE counters SET value = $1::numeric + 1 WHERE id = $2", v.Numeric, 0)
+		return err
+	}
+	errs := runWorkers(func(ctx context.Context) error {
+		return sfdriver.RunTransaction(ctx, db, nil, increment)
+	})
+	errs = append(errs, runWorkers(func(ctx context.Context) error {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := increment(ctx, tx); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	})...)
+	for _, err := range errs {
+		t.Error(err)
+	}
+	want := fmt.Sprintf("%d.5", 2*emuWorkers*emuTxns)
+	if got := emuStrings(t, ctx, db, "SELECT value::text FROM counters"); !reflect.DeepEqual(got, []string{want}) {
+		t.Fatalf("counter %q, want [%s] (lost updates)", got, want)
 	}
 }
