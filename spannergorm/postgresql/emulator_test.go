@@ -34,6 +34,7 @@ type Singer struct {
 	Name      string `gorm:"size:100;not null;index"`
 	Active    bool
 	Email     string `gorm:"unique"`
+	Shout     string `gorm:"->;type:varchar generated always as (name || '!') stored;default:(-)"`
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	Albums    []Album
@@ -75,7 +76,7 @@ type AllTypes struct {
 	Float       float64
 	Float32     float32
 	String      string
-	Sized       string `gorm:"size:10"`
+	Sized       string `gorm:"size:10;uniqueIndex"`
 	Bool        bool
 	Bytes       []byte
 	Time        time.Time
@@ -143,8 +144,9 @@ func spannerTypes(t *testing.T, db *gorm.DB, table string) []string {
 }
 
 // TestEmulatorAutoMigrateTwice: AutoMigrate creates the tables (IDENTITY
-// keys, a foreign key, an index, a unique index for a unique field, an
-// interleaved table) in one batch; a second AutoMigrate of the same models
+// keys, a foreign key, an index, a unique index for a unique field and
+// for a uniqueIndex tag, a generated column, an interleaved table) in one
+// batch; a second AutoMigrate of the same models
 // has nothing to send, and one of a model with a new field sends exactly
 // its ADD COLUMN.
 func TestEmulatorAutoMigrateTwice(t *testing.T) {
@@ -153,7 +155,7 @@ func TestEmulatorAutoMigrateTwice(t *testing.T) {
 	db := migratedEmulator(t, models...)
 	if got, want := spannerTypes(t, db, "singers"), []string{
 		"id bigint", "name character varying(100)", "active boolean", "email character varying",
-		"created_at timestamp with time zone", "updated_at timestamp with time zone",
+		"shout character varying", "created_at timestamp with time zone", "updated_at timestamp with time zone",
 	}; !slices.Equal(got, want) {
 		t.Errorf("singers columns\n got %q\nwant %q", got, want)
 	}
@@ -237,7 +239,8 @@ func TestEmulatorMigratorInspection(t *testing.T) {
 	// The emulator reports is_identity NO for IDENTITY columns, so
 	// AutoIncrement is not asked here (TestColumnTypesFromInformationSchema).
 	want := []string{"id bigint key not null", "name character varying(100) len=100 not null", "active boolean",
-		"email character varying", "created_at timestamp with time zone", "updated_at timestamp with time zone"}
+		"email character varying", "shout character varying", "created_at timestamp with time zone",
+		"updated_at timestamp with time zone"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ColumnTypes\n got %q\nwant %q", got, want)
 	}
@@ -404,7 +407,7 @@ func TestEmulatorCRUD(t *testing.T) {
 		t.Fatalf("Update: %v", err)
 	}
 	var after Singer
-	if err := db.First(&after, alice.ID).Error; err != nil || after.Name != "Alicia" || after.ID != alice.ID {
+	if err := db.First(&after, alice.ID).Error; err != nil || after.Name != "Alicia" || after.Shout != "Alicia!" || after.ID != alice.ID {
 		t.Fatalf("after Updates: %+v, %v", after, err)
 	}
 

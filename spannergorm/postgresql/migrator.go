@@ -326,7 +326,7 @@ func (m Migrator) AlterColumn(value any, name string) error {
 		if ct == nil {
 			return fmt.Errorf("spannerpg: table %s has no column %q", stmt.Table, f.DBName)
 		}
-		if _, generated := ct.DefaultValue(); generated && ct.ColumnTypeValue.String == generatedMark {
+		if ct.ColumnTypeValue.String == generatedMark {
 			return nil
 		}
 		table, col := m.CurrentTable(stmt), clause.Column{Name: f.DBName}
@@ -493,7 +493,7 @@ func (m Migrator) ColumnTypes(value any) ([]gorm.ColumnType, error) {
 				rows.Close()
 				return err
 			}
-			out = append(out, columnType(name, typ, nullable == "YES", def, keys[name], identity.String == "YES", generated.Valid))
+			out = append(out, columnType(name, typ, nullable == "YES", def, keys[name], identity.String == "YES", generated.String != ""))
 		}
 		return errorsOf(rows)
 	})
