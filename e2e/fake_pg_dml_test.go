@@ -126,3 +126,47 @@ func TestFakeMultiRawDecodeKept(t *testing.T) {
 		}
 	}
 }
+
+// TestFakeReturningClauseOfTheDialect: whether DML returns rows is read
+// in the database's dialect, as go-sql-spanner reads it: RETURNING on
+// PostgreSQL, THEN RETURN on GoogleSQL, where a column may be named
+// returning. Seen through autocommit_dml_mode=PARTITIONED_NON_ATOMIC,
+// which runs only DML that returns no rows as partitioned DML.
+func TestFakeReturningClauseOfTheDialect(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		dialect, sql string
+		returns      bool
+	}{
+		{"GOOGLE_STANDARD_SQL", "UPDATE t SET returning = 1 WHERE true", false},
+		{"GOOGLE_STANDARD_SQL", "UPDATE t SET a = (CASE WHEN b THEN return END) WHERE true", false},
+		{"GOOGLE_STANDARD_SQL", "UPDATE t SET a = 1 WHERE true THEN RETURN a", true},
+		{"POSTGRESQL", "UPDATE t SET a = 1 RETURNING a", true},
+		{"POSTGRESQL", "UPDATE t SET a = 1", false},
+	} {
+		s := fakespanner.Start(t)
+		rs := stringRows()
+		if tc.returns {
+			rs = stringRows("x")
+		}
+		rs.Stats = &spannerpb.ResultSetStats{RowCount: &spannerpb.ResultSetStats_RowCountExact{RowCountExact: 1}}
+		s.AddResult(tc.sql, &fakespanner.Result{ResultSet: rs})
+		db := openFake(t, s, "database_dialect="+tc.dialect, "autocommit_dml_mode=PARTITIONED_NON_ATOMIC")
+		rows, err := db.QueryContext(ctx, tc.sql)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", tc.dialect, tc.sql, err)
+		}
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		rows.Close()
+		partitioned := false
+		for _, b := range s.RequestsFor("BeginTransaction") {
+			partitioned = partitioned || b.Message.(*spannerpb.BeginTransactionRequest).GetOptions().GetPartitionedDml() != nil
+		}
+		if partitioned == tc.returns || (n == 1) != tc.returns {
+			t.Errorf("%s: %s: partitioned DML %v, %d rows; want it to return rows: %v", tc.dialect, tc.sql, partitioned, n, tc.returns)
+		}
+	}
+}

@@ -459,12 +459,16 @@ func isIdentWord(w string) bool {
 	return w != ""
 }
 
-// hasThenReturn reports whether DML text has THEN RETURN or RETURNING
-// (PostgreSQL: RETURNING) outside literals, quoted identifiers and
-// comments. It walks the tokens without collecting them: a DML statement
-// parsed without a cache pays no allocation for it.
+// hasThenReturn reports whether DML text returns rows: THEN RETURN
+// (GoogleSQL) or RETURNING (PostgreSQL) outside literals, quoted
+// identifiers, comments and parentheses (the clause belongs to the
+// statement, not to an expression in it), as go-sql-spanner detects it. In
+// GoogleSQL RETURNING is no keyword: a column may be named so. It walks the
+// tokens without collecting them: a DML statement parsed without a cache
+// pays no allocation for it.
 func hasThenReturn(d *dialect, text string) bool {
 	then := false // the previous word was THEN
+	depth := 0    // open parentheses
 	for i := 0; i < len(text); {
 		k, end, err := d.next(text, i)
 		if err != nil {
@@ -474,10 +478,16 @@ func hasThenReturn(d *dialect, text string) bool {
 		case tokSpace, tokComment:
 		case tokText:
 			w := text[i:end]
-			if strings.EqualFold(w, "RETURNING") || (then && !d.pg && strings.EqualFold(w, "RETURN")) {
+			switch {
+			case w == "(":
+				depth++
+			case w == ")" && depth > 0:
+				depth--
+			case depth > 0:
+			case d.pg && strings.EqualFold(w, "RETURNING"), !d.pg && then && strings.EqualFold(w, "RETURN"):
 				return true
 			}
-			then = strings.EqualFold(w, "THEN")
+			then = depth == 0 && strings.EqualFold(w, "THEN")
 		default:
 			then = false
 		}

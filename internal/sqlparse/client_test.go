@@ -136,13 +136,17 @@ func TestPartitionQueries(t *testing.T) {
 	}
 }
 
-// TestDMLThenReturn: THEN RETURN and RETURNING outside literals and
-// comments.
+// TestDMLThenReturn: THEN RETURN outside literals, comments and
+// parentheses; RETURNING is PostgreSQL's (TestReturningPG), a plain word
+// in GoogleSQL.
 func TestDMLThenReturn(t *testing.T) {
 	for sql, want := range map[string]bool{
 		"INSERT INTO T (a) VALUES (1) THEN RETURN a":             true,
 		"insert into T (a) values (1) then  /* c */ return *":    true,
-		"UPDATE T SET a = 1 WHERE true RETURNING a":              true,
+		"UPDATE T SET a = 1 WHERE true RETURNING a":              false,
+		"UPDATE T SET returning = 1 WHERE true":                  false,
+		"UPDATE T SET a = (CASE WHEN b THEN return END) WHERE c": false,
+		"UPDATE T SET a = (b) WHERE (c) THEN RETURN a":           true,
 		"DELETE FROM T WHERE 'then return' = ''":                 false,
 		"DELETE FROM T WHERE a = 1 -- THEN RETURN a":             false,
 		"UPDATE T SET `then` = 1, `return` = 2 WHERE true":       false,

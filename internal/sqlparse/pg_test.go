@@ -163,6 +163,8 @@ func TestReturningPG(t *testing.T) {
 		"INSERT INTO t (a) VALUES (1) THEN RETURN a":       false,
 		"UPDATE t SET a = 1 /* RETURNING */":               false,
 		"SELECT 1 RETURNING":                               false, // not DML
+		"UPDATE t SET a = (SELECT 1 RETURNING) WHERE b":    false, // not the statement's
+		"UPDATE t SET a = (1) WHERE (b) RETURNING (a)":     true,
 	} {
 		st, err := parsePG(sql)
 		if err != nil || st.ThenReturn != want {
