@@ -13,6 +13,7 @@ import (
 	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
@@ -129,6 +130,7 @@ func TestEmulatorPostgreSQLValues(t *testing.T) {
 		{name: "driver.RawDecode(true)", db: db, args: []any{sfdriver.RawDecode(true)}, raw: true},
 		{name: "decode_to_native_arrays", db: emuOpen(t, edb.DSN("decode_to_native_arrays=true")), native: true},
 		{name: "raw native", db: emuOpen(t, edb.DSN("rawDecode=true", "decode_to_native_arrays=true")), raw: true, native: true},
+		{name: "ExecOptions{DecodeToNativeArrays}", db: db, args: []any{sfdriver.ExecOptions{DecodeToNativeArrays: true}}, native: true},
 	} {
 		query := all
 		if tc.native {
@@ -150,6 +152,49 @@ func TestEmulatorPostgreSQLValues(t *testing.T) {
 				}
 				if !emuSame(g, want[r][c]) {
 					t.Errorf("%s row %d column %d: %#v, go-sql-spanner %#v", tc.name, r+1, c, g, want[r][c])
+				}
+			}
+		}
+	}
+}
+
+// TestEmulatorPostgreSQLValuesProto: with ExecOptions{DecodeOption:
+// DecodeOptionProto} every PostgreSQL column is the
+// spanner.GenericColumnValue go-sql-spanner returns: the type with its
+// PG_NUMERIC / PG_JSONB annotation and the value as sent, in safe and raw
+// mode.
+func TestEmulatorPostgreSQLValuesProto(t *testing.T) {
+	ctx := emuCtx(t)
+	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGValuesDDL))
+	db := emuOpen(t, edb.DSN())
+	emuPGValuesInsert(t, ctx, db)
+	client := emuOfficialClient(t, ctx, edb)
+	query := "SELECT " + emuPGValuesColumns + " FROM pgvalues ORDER BY k"
+	var want [][]spanner.GenericColumnValue
+	it := client.Single().Query(ctx, spanner.Statement{SQL: query})
+	if err := it.Do(func(row *spanner.Row) error {
+		vals := make([]spanner.GenericColumnValue, row.Size())
+		for i := range vals {
+			if err := row.Column(i, &vals[i]); err != nil {
+				return err
+			}
+		}
+		want = append(want, vals)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	asProto := sfdriver.ExecOptions{DecodeOption: sfdriver.DecodeOptionProto}
+	for _, args := range [][]any{{asProto}, {asProto, sfdriver.RawDecode(true)}} {
+		got := emuSFRows(t, ctx, db, query, args...)
+		if len(got) != len(want) || len(want) != 4 {
+			t.Fatalf("%v: %d rows, go-sql-spanner %d", args, len(got), len(want))
+		}
+		for r := range want {
+			for c, w := range want[r] {
+				g, ok := got[r][c].(spanner.GenericColumnValue)
+				if !ok || !proto.Equal(g.Type, w.Type) || !proto.Equal(g.Value, w.Value) {
+					t.Errorf("%v row %d column %d: %#v, go-sql-spanner %v %v", args, r+1, c, got[r][c], w.Type, w.Value)
 				}
 			}
 		}
@@ -193,7 +238,7 @@ func (s *emuPGScanned) dest() []any {
 // scans back, in safe and raw mode, into the Go type an application uses
 // for its column, equal to what was written (a NULL array is a nil slice,
 // an empty one an empty slice, NULL elements are invalid spanner.Null*
-// elements or nil []byte).
+// elements or nil []byte), and into the type ColumnTypeScanType reports.
 func TestEmulatorPostgreSQLValuesScan(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
@@ -264,6 +309,7 @@ func TestEmulatorPostgreSQLValuesScan(t *testing.T) {
 		{"rawDecode=true", emuOpen(t, edb.DSN("rawDecode=true")), nil},
 		{"driver.RawDecode(true)", db, []any{sfdriver.RawDecode(true)}},
 	} {
+		emuScanIntoScanTypes(t, ctx, tc.name, tc.db, query, tc.args...)
 		rows, err := tc.db.QueryContext(ctx, query, tc.args...)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
@@ -338,5 +384,34 @@ func TestEmulatorPostgreSQLLiteralArguments(t *testing.T) {
 	const want = `true [true <null> false] [1.5 -Inf 2] [1 <null>] [a,b <null> NULL c"d] [1.5 NaN] [2024-02-29]`
 	if got != want {
 		t.Errorf("read back %s, want %s", got, want)
+	}
+}
+
+// emuScanIntoScanTypes scans every row of query into values of the types
+// ColumnTypeScanType reports: each must take every value of its column,
+// NULLs included, in the mode the query runs in.
+func emuScanIntoScanTypes(t *testing.T, ctx context.Context, name string, db *sql.DB, query string, args ...any) {
+	t.Helper()
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	defer rows.Close()
+	cts, err := rows.ColumnTypes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for ; rows.Next(); n++ {
+		dest := make([]any, len(cts))
+		for i, ct := range cts {
+			dest[i] = reflect.New(ct.ScanType()).Interface()
+		}
+		if err := rows.Scan(dest...); err != nil {
+			t.Errorf("%s: row %d into the ScanTypes: %v", name, n+1, err)
+		}
+	}
+	if err := rows.Err(); err != nil || n == 0 {
+		t.Fatalf("%s: %d rows, %v", name, n, err)
 	}
 }
