@@ -415,3 +415,20 @@ func TestNamedSchema(t *testing.T) {
 		t.Error("HasTable(orders) = true")
 	}
 }
+
+// TestAutoMigrateOnClosedPool: AutoMigrate on a closed pool returns an
+// error instead of panicking or succeeding.
+func TestAutoMigrateOnClosedPool(t *testing.T) {
+	sqlDB, _, err := sqlmock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := gorm.Open(New(postgres.Config{Conn: sqlDB}), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB.Close()
+	if err := db.AutoMigrate(&Record{}); err == nil {
+		t.Fatal("AutoMigrate on a closed pool succeeded")
+	}
+}

@@ -191,7 +191,8 @@ func TestEmulatorAutoMigrateTwice(t *testing.T) {
 }
 
 // TestEmulatorMigratorInspection: the migrator's questions are answered
-// from Spanner's information_schema.
+// from Spanner's information_schema; a composite index and one created and
+// dropped by hand show in GetIndexes and HasIndex.
 func TestEmulatorMigratorInspection(t *testing.T) {
 	t.Parallel()
 	db := migratedEmulator(t, &Singer{}, &Album{})
@@ -244,6 +245,47 @@ func TestEmulatorMigratorInspection(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("ColumnTypes\n got %q\nwant %q", got, want)
 	}
+	// A composite index, and an index created by hand after the migration.
+	type Concert struct {
+		ID    int64
+		Start time.Time `gorm:"index:idx_concerts_time"`
+		End   time.Time `gorm:"index:idx_concerts_time"`
+		Venue string    `gorm:"index:idx_concerts_venue"`
+	}
+	type concertNoVenueIndex struct {
+		ID    int64
+		Start time.Time `gorm:"index:idx_concerts_time"`
+		End   time.Time `gorm:"index:idx_concerts_time"`
+		Venue string
+	}
+	if err := db.Table("concerts").AutoMigrate(&concertNoVenueIndex{}); err != nil {
+		t.Fatal(err)
+	}
+	if m.HasIndex(&Concert{}, "idx_concerts_venue") {
+		t.Fatal("idx_concerts_venue exists before CreateIndex")
+	}
+	if err := m.CreateIndex(&Concert{}, "idx_concerts_venue"); err != nil {
+		t.Fatal(err)
+	}
+	if !m.HasIndex(&Concert{}, "idx_concerts_venue") {
+		t.Fatal("idx_concerts_venue missing after CreateIndex")
+	}
+	cidx, err := m.GetIndexes(&Concert{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cnames []string
+	for _, i := range cidx {
+		cnames = append(cnames, fmt.Sprintf("%s%v", i.Name(), i.Columns()))
+	}
+	slices.Sort(cnames)
+	if want := []string{"PRIMARY_KEY[id]", "idx_concerts_time[start end]", "idx_concerts_venue[venue]"}; !slices.Equal(cnames, want) {
+		t.Errorf("concerts GetIndexes\n got %q\nwant %q", cnames, want)
+	}
+	if err := m.DropIndex(&Concert{}, "idx_concerts_venue"); err != nil || m.HasIndex(&Concert{}, "idx_concerts_venue") {
+		t.Fatalf("DropIndex: %v", err)
+	}
+
 	idx, err := m.GetIndexes(&Singer{})
 	if err != nil {
 		t.Fatal(err)
