@@ -241,3 +241,28 @@ func TestEmulatorPGAutoConfig(t *testing.T) {
 		db.Close()
 	}
 }
+
+// TestEmulatorPGAutoConfigByPath: go-sql-spanner's own DSN for
+// autoConfigEmulator with a PostgreSQL database, unchanged: no host (the
+// emulator SPANNER_EMULATOR_HOST names), fixed instance and database
+// names, dialect=postgresql in lower case; select $1 on two connectors
+// in turn, the second finding the database the first created. Not
+// parallel: it sets SPANNER_EMULATOR_HOST.
+func TestEmulatorPGAutoConfigByPath(t *testing.T) {
+	ctx := emuCtx(t)
+	t.Setenv(emulatortest.EmulatorHostEnv, emulatortest.Endpoint(t))
+	for i := range 2 {
+		db := emuOpen(t, "projects/emulator-project/instances/test-instance/databases/test-database-pg;autoConfigEmulator=true;dialect=postgresql")
+		var msg string
+		if err := db.QueryRowContext(ctx, "select $1", "Hello World").Scan(&msg); err != nil {
+			t.Fatalf("connector %d: %v", i, err)
+		}
+		if msg != "Hello World" {
+			t.Fatalf("connector %d: select $1 = %q", i, msg)
+		}
+		if got := showText(t, ctx, db, "database_dialect"); got != "POSTGRESQL" {
+			t.Fatalf("connector %d: database_dialect %q", i, got)
+		}
+		db.Close()
+	}
+}

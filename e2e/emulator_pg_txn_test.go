@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -93,8 +94,10 @@ func TestEmulatorPGTransactions(t *testing.T) {
 
 // TestEmulatorPGCommitTimestamps: a spanner.commit_timestamp column set to
 // spanner.pending_commit_timestamp() holds the timestamp the driver reports
-// for the commit (SHOW VARIABLE commit_timestamp, CommitTimestamp, and the
-// commit response of RunTransactionWithCommitResponse).
+// for the commit (SHOW VARIABLE commit_timestamp and commit_response,
+// CommitTimestamp, and the commit response of
+// RunTransactionWithCommitResponse); SHOW VARIABLE read_timestamp reports
+// a later read's timestamp.
 func TestEmulatorPGCommitTimestamps(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
@@ -130,6 +133,23 @@ func TestEmulatorPGCommitTimestamps(t *testing.T) {
 	}
 	if stored.IsZero() || !stored.Equal(shown) || !stored.Equal(committed) {
 		t.Fatalf("row holds %v, SHOW VARIABLE commit_timestamp %v, CommitTimestamp %v", stored, shown, committed)
+	}
+	var respJSON string
+	if err := c.QueryRowContext(ctx, "SHOW VARIABLE commit_response").Scan(&respJSON); err != nil {
+		t.Fatal(err)
+	}
+	var shownResp struct{ CommitTs time.Time }
+	if err := json.Unmarshal([]byte(respJSON), &shownResp); err != nil || !shownResp.CommitTs.Equal(stored) {
+		t.Fatalf("SHOW VARIABLE commit_response %s (%v), the row holds %v", respJSON, err, stored)
+	}
+	// A read reports its read timestamp, at or after the commit.
+	emuInt64s(t, ctx, c, "SELECT balance FROM accounts")
+	var readTS time.Time
+	if err := c.QueryRowContext(ctx, "SHOW VARIABLE read_timestamp").Scan(&readTS); err != nil {
+		t.Fatal(err)
+	}
+	if readTS.Before(stored) {
+		t.Fatalf("read_timestamp %v before the commit %v", readTS, stored)
 	}
 
 	resp, err := sfdriver.RunTransactionWithCommitResponse(ctx, db, nil, func(ctx context.Context, tx *sql.Tx) error {
