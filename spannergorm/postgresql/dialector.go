@@ -3,6 +3,8 @@ package spannerpg
 import (
 	"errors"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -11,6 +13,13 @@ import (
 
 	"github.com/spannerfast/spannerfast/driver"
 	"github.com/spannerfast/spannerfast/spannergorm/internal/gormcore"
+)
+
+var (
+	_ gorm.Dialector                     = Dialector{}
+	_ gorm.SavePointerDialectorInterface = Dialector{}
+	_ gorm.Migrator                      = Migrator{}
+	_ gormcore.Batcher                   = Migrator{}
 )
 
 // Dialector is the gorm.Dialector for Spanner's PostgreSQL dialect. It is
@@ -82,6 +91,24 @@ func (d Dialector) Initialize(db *gorm.DB) error {
 	db.ClauseBuilders["ON CONFLICT"] = buildOnConflict
 	return nil
 }
+
+// ErrNoSavepoints is the error of a nested transaction: Spanner has no
+// savepoints. GORM's PostgreSQL dialector would send SAVEPOINT and drop
+// its error, so a failed inner function's writes would be committed with
+// the outer transaction without a word; here the nested Transaction call
+// fails before its function runs. GORM also keeps the error on the outer
+// transaction's handle, so the outer Transaction returns it even when its
+// function ignored it (GORM then commits the outer writes all the same).
+// gorm.Config.DisableNestedTransaction runs inner functions as part of the
+// outer transaction instead.
+var ErrNoSavepoints = status.Error(codes.Unimplemented,
+	"spannerpg: Spanner has no savepoints, so nested transactions are not supported (gorm.Config.DisableNestedTransaction runs them in the outer transaction)")
+
+// SavePoint refuses: see ErrNoSavepoints.
+func (Dialector) SavePoint(*gorm.DB, string) error { return ErrNoSavepoints }
+
+// RollbackTo refuses: see ErrNoSavepoints.
+func (Dialector) RollbackTo(*gorm.DB, string) error { return ErrNoSavepoints }
 
 // Migrator returns the Spanner PostgreSQL migrator.
 func (d Dialector) Migrator(db *gorm.DB) gorm.Migrator {
