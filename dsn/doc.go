@@ -99,6 +99,14 @@
 // when the file differs (go test ./dsn -run TestPropertyDocs -update
 // rewrites it).
 //
+// The PostgreSQL settings (postgresql.go: application_name, timezone,
+// default_transaction_isolation, server_version, ...) are declared in the
+// same table, marked PostgreSQL: SetVariable, Get and Value know them only
+// on a Config whose DatabaseDialect is POSTGRESQL, and a DSN never takes
+// them (FormatDSN leaves them out). On such a Config isolation_level shows
+// in PostgreSQL's spelling (serializable, repeatable read), and
+// TxnIsolation is the isolation a transaction gets.
+//
 // num_channels=0 and statement_cache_size=0 mean the default, as in
 // go-sql-spanner.
 //
