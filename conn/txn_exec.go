@@ -91,6 +91,12 @@ func dmlResult(counts []int64, rs *spannerpb.ResultSet, keyword string) (*Result
 	if keyword != "INSERT" || len(fields) != 1 || fields[0].GetType().GetCode() != spannerpb.TypeCode_INT64 || len(rs.GetRows()) > 1 {
 		return nil, errDMLReturnsRows
 	}
+	if rs.GetStats().GetRowCount() == nil {
+		// THEN RETURN returns one row per row written: a result without
+		// a row count (go-sql-spanner's mock server answers ExecuteSql so;
+		// it reads such DML as a stream, which carries one) still says it.
+		res.rowsAffected = int64(len(rs.GetRows()))
+	}
 	if len(rs.GetRows()) == 1 {
 		v := rs.GetRows()[0].GetValues()[0]
 		n, err := strconv.ParseInt(v.GetStringValue(), 10, 64)
