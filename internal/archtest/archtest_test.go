@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"internal/sqlparse":                0,
 	"internal/mutationpb":              0,
 	"internal/ddlop":                   0, // what a DDL operation says; the default_sequence_kind retry
+	"internal/pgerror":                 0, // SQLSTATE of PostgreSQL-dialect errors
 	"internal/randrs":                  0,
 	"internal/fakespanner":             0,
 	"internal/emulatortest":            0,
