@@ -118,15 +118,15 @@ func (c *Conn) GetBatchedStatements() []spanner.Statement {
 }
 
 // StartBatchDML starts a DML batch (START BATCH DML).
-func (c *Conn) StartBatchDML() error { return c.startBatchDML() }
+func (c *Conn) StartBatchDML() error { return c.pgError(c.startBatchDML()) }
 
 // StartBatchDDL starts a DDL batch (START BATCH DDL).
-func (c *Conn) StartBatchDDL() error { return c.startBatchDDL() }
+func (c *Conn) StartBatchDDL() error { return c.pgError(c.startBatchDDL()) }
 
 // RunBatch sends the active batch (RUN BATCH).
 func (c *Conn) RunBatch(ctx context.Context) error {
 	_, err := c.runBatch(ctx)
-	return err
+	return c.pgError(err)
 }
 
 // RunDmlBatch sends the active DML batch and returns its update counts.
@@ -135,11 +135,11 @@ func (c *Conn) RunBatch(ctx context.Context) error {
 func (c *Conn) RunDmlBatch(ctx context.Context) (SpannerResult, error) {
 	res, err := c.runBatch(ctx)
 	if err != nil {
-		return nil, err
+		return nil, c.pgError(err)
 	}
 	r, ok := res.(*Result)
 	if !ok || r.operationID != "" {
-		return nil, status.Error(codes.FailedPrecondition, "spannerfast: RunDmlBatch ran a DDL batch, not a DML batch")
+		return nil, c.pgError(status.Error(codes.FailedPrecondition, "spannerfast: RunDmlBatch ran a DDL batch, not a DML batch"))
 	}
 	return r, nil
 }

@@ -23,10 +23,10 @@ const (
 	IsolationBatchReadOnly = 2 << 8
 )
 
-// BeginTx starts a transaction: read-only (multi-use, at
+// beginTx starts a transaction: read-only (multi-use, at
 // read_only_staleness) or read-write (at the requested or the connection's
 // isolation level). Nothing is sent yet: the first statement begins it.
-func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+func (c *Conn) beginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	if next := c.state.TakeNextTxn(); next != nil {
 		// Options set for this transaction stand in for the connection's
 		// settings while it is set up.
@@ -92,6 +92,9 @@ func (c *Conn) commit(ctx context.Context) error {
 	if t == nil {
 		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to commit")
 	}
+	if c.state.EnforcingFailed() {
+		return c.endFailed(ctx)
+	}
 	if err := c.flushAutoBatchToCommit(ctx, t); err != nil {
 		return err
 	}
@@ -153,6 +156,7 @@ func (c *Conn) rollback(ctx context.Context) error {
 	if t == nil {
 		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to roll back")
 	}
+	failed := c.state.EnforcingFailed()
 	c.tx = nil
 	defer c.state.EndTransaction(false)
 	defer c.leaveReadWrite()
@@ -162,6 +166,9 @@ func (c *Conn) rollback(ctx context.Context) error {
 	err := t.Rollback(ctx)
 	if err != nil {
 		c.noteUnknownOutcome(err)
+	}
+	if failed {
+		return nil // endFailed
 	}
 	return err
 }

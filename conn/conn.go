@@ -147,9 +147,10 @@ func (c *Conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	scope, err := c.withStatementOptions(opts)
 	defer scope.end()
 	if err != nil {
-		return nil, err
+		return nil, c.statementFailed(err)
 	}
-	return c.query(ctx, query, args, opts)
+	r, err := c.query(ctx, query, args, opts)
+	return r, c.statementFailed(err)
 }
 
 // parseToRun parses a statement that is about to run. A statement that
@@ -176,6 +177,9 @@ func (c *Conn) readyToRun(st statement, err error) (statement, error) {
 	}
 	if !st.multi {
 		c.settleLocals()
+		if err := c.runnable(st); err != nil {
+			return statement{}, err
+		}
 	}
 	return st, nil
 }
@@ -362,7 +366,9 @@ func (c *Conn) streamUntil(ctx context.Context, qr *queryRows, req *spannerpb.Ex
 // rowsOptions are the options of a statement's rows (see
 // stmtopts.QueryOptions.RowsOptions).
 func (c *Conn) rowsOptions(o QueryOptions) rows.Options {
-	return o.RowsOptions(c.props(), poisonFromEnv)
+	ro := o.RowsOptions(c.props(), poisonFromEnv)
+	ro.Errors = (*rowsErrors)(c) // statementFailed, on the error path only
+	return ro
 }
 
 // singleUseReadOnly returns the transaction selector of autocommit queries.
@@ -406,9 +412,10 @@ func (c *Conn) ExecContext(ctx context.Context, query string, args []driver.Name
 	scope, err := c.withStatementOptions(opts)
 	defer scope.end()
 	if err != nil {
-		return nil, err
+		return nil, c.statementFailed(err)
 	}
-	return c.exec(ctx, query, args)
+	r, err := c.exec(ctx, query, args)
+	return r, c.statementFailed(err)
 }
 
 // exec runs a statement that returns no rows. Conn.ExecContext and

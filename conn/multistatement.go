@@ -237,7 +237,7 @@ func (c *Conn) queryMulti(ctx context.Context, query string, args []driver.Named
 	if err != nil {
 		return nil, err
 	}
-	return rows.Sequence(r.results, r.err), nil
+	return rows.Sequence(r.results, c.statementFailed(r.err)), nil
 }
 
 // execMulti runs the statements through ExecContext. RowsAffected is the

@@ -51,12 +51,12 @@ func failedPrecondition(msg string) error {
 	return status.Error(codes.FailedPrecondition, "spannerfast: "+msg)
 }
 
-// Apply writes ms atomically outside a transaction and returns the commit
+// apply writes ms atomically outside a transaction and returns the commit
 // timestamp (in the local time zone, as the official client returns it).
 // Inside a transaction it fails with FailedPrecondition: use BufferWrite.
 // CommitTimestamp, CommitResponse and SHOW VARIABLE commit_timestamp report
 // its commit afterwards.
-func (c *Conn) Apply(ctx context.Context, ms []*spanner.Mutation, opts ...spanner.ApplyOption) (commitTimestamp time.Time, err error) {
+func (c *Conn) apply(ctx context.Context, ms []*spanner.Mutation, opts ...spanner.ApplyOption) (time.Time, error) {
 	if c.closed {
 		return time.Time{}, driver.ErrBadConn
 	}
@@ -143,12 +143,12 @@ func (c *Conn) applyAtLeastOnce(ctx context.Context, session string, ao stmtopts
 	})
 }
 
-// BufferWrite adds ms to the open read-write transaction; they are sent
+// bufferWrite adds ms to the open read-write transaction; they are sent
 // with its Commit. Outside a transaction, or in a read-only one, it fails
 // with FailedPrecondition. The mutations are converted now, so a value that
 // cannot be sent fails here (InvalidArgument naming table and column) and
 // nothing is buffered.
-func (c *Conn) BufferWrite(ms []*spanner.Mutation) error {
+func (c *Conn) bufferWrite(ms []*spanner.Mutation) error {
 	if c.closed {
 		return driver.ErrBadConn
 	}

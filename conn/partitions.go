@@ -247,13 +247,19 @@ func (c *Conn) readAll(ctx context.Context, what string, st statement, args []dr
 	}
 	ro := c.rowsOptions(opts)
 	ro.Decode.Raw = false // see partition.Rows: workers decode ahead of Next
+	ro.Errors = nil       // the workers' errors reach the connection through the Rows
 	// The workers read these settings while the connection goes on with
 	// other statements (SET may change them): they get a copy.
 	snap := &Conn{client: c.client, state: connstate.New(c.props().Clone()), sessions: c.client.MultiplexedLease()}
 	open := func(ctx context.Context, p *Partition) (*rows.Rows, error) {
 		return snap.stream(ctx, partition.Request(p), false, ro)
 	}
-	return partition.Open(ctx, pq.Partitions, c.parallelism(opts, optionGiven), open)
+	pr, err := partition.Open(ctx, pq.Partitions, c.parallelism(opts, optionGiven), open)
+	if err != nil {
+		return nil, err
+	}
+	pr.Errors = (*rowsErrors)(c)
+	return pr, nil
 }
 
 // parallelism is how many partitions are read at once: the option's

@@ -52,9 +52,10 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 	scope, err := s.conn.withStatementOptions(opts)
 	defer scope.end()
 	if err != nil {
-		return nil, err
+		return nil, s.conn.statementFailed(err)
 	}
-	return s.conn.query(ctx, s.query, args, opts)
+	r, err := s.conn.query(ctx, s.query, args, opts)
+	return r, s.conn.statementFailed(err)
 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
@@ -62,9 +63,10 @@ func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (drive
 	scope, err := s.conn.withStatementOptions(opts)
 	defer scope.end()
 	if err != nil {
-		return nil, err
+		return nil, s.conn.statementFailed(err)
 	}
-	return s.conn.exec(ctx, s.query, args)
+	r, err := s.conn.exec(ctx, s.query, args)
+	return r, s.conn.statementFailed(err)
 }
 
 func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {

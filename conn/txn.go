@@ -108,7 +108,7 @@ var _ driver.Tx = Tx{}
 
 // Commit commits a read-write transaction (replaying it first if Spanner
 // aborted it and retry_aborts_internally is on) or ends a read-only one.
-func (x Tx) Commit() error { return x.c.commit(context.Background()) }
+func (x Tx) Commit() error { return x.c.pgError(x.c.commit(context.Background())) }
 
 // Rollback rolls the transaction back.
-func (x Tx) Rollback() error { return x.c.rollback(context.Background()) }
+func (x Tx) Rollback() error { return x.c.pgError(x.c.rollback(context.Background())) }

@@ -110,6 +110,18 @@ type SpannerConn interface {
 	// read timestamp of the last read-only transaction or query.
 	ReadOnlyTransactionTimestamp() (readTimestamp time.Time, err error)
 
+	// PostgreSQL's transaction state (docs/postgresql.md#transaction-state).
+
+	// TransactionState is 'I' outside a transaction, 'T' in one and 'E'
+	// once a statement in it failed.
+	TransactionState() TransactionState
+	// InErrorTxBehavior is the rule for statements in a failed
+	// transaction (initially InErrorTxBehaviorAllowCommands).
+	InErrorTxBehavior() InErrorTxBehavior
+	// SetInErrorTxBehavior sets that rule; it outlives the connection's
+	// return to the pool.
+	SetInErrorTxBehavior(behavior InErrorTxBehavior) error
+
 	// UnderlyingClient returns an official *spanner.Client for the same
 	// database on the connector's channel and credentials, made on the
 	// first call and closed with the connector (sql.DB.Close). It has

@@ -52,6 +52,26 @@ type Options struct {
 	// MultiplexedSessionPrecommitToken) as its message is loaded. The bytes
 	// alias the receive buffer: copy what is kept.
 	Precommit func(token []byte)
+	// Errors, when not nil, is given every error Next returns other than
+	// io.EOF (once: Next returns the same error after) and Next returns
+	// what it returns instead: the connection's record of a failed
+	// statement and the SQLSTATE of a PostgreSQL-dialect database. Only
+	// the error paths look at it.
+	Errors ErrorHook
+}
+
+// ErrorHook sees the error that ends a Rows before its caller does (see
+// Options.Errors).
+type ErrorHook interface {
+	RowsError(err error) error
+}
+
+// Hooked returns what h makes of err, err itself when h is nil.
+func Hooked(h ErrorHook, err error) error {
+	if h == nil {
+		return err
+	}
+	return h.RowsError(err)
 }
 
 // Rows is a driver.Rows over one result stream.
@@ -212,7 +232,7 @@ func (r *Rows) Next(dest []driver.Value) error {
 	}
 	if err := r.gather(); err != nil {
 		if err != io.EOF {
-			r.err = err
+			return r.fail(err)
 		}
 		return err
 	}
@@ -220,14 +240,19 @@ func (r *Rows) Next(dest []driver.Value) error {
 		r.opts.Checksum.addRow(r.row)
 	}
 	if err := r.dec.Decode(r.row, dest); err != nil {
-		r.err = err
-		return err
+		return r.fail(err)
 	}
 	if !r.opts.Decode.Raw {
 		// Safe-mode values own their memory: nothing aliases earlier frames.
 		r.releaseHeld()
 	}
 	return nil
+}
+
+// fail ends the rows with err, as Options.Errors makes it.
+func (r *Rows) fail(err error) error {
+	r.err = Hooked(r.opts.Errors, err)
+	return r.err
 }
 
 // gather collects the next row's encoded values into r.row.
@@ -290,12 +315,11 @@ func (r *Rows) end() error {
 func (r *Rows) drain() error {
 	for {
 		if _, _, err := r.merger.Next(); err != nil {
-			r.err = err
-			return err
+			return r.fail(err)
 		}
 		if err := r.advance(); err != nil {
 			if err != io.EOF {
-				r.err = err
+				return r.fail(err)
 			}
 			return err
 		}

@@ -23,8 +23,12 @@
 //     next transaction's options (SetNextTxn, SetNextBatchBound) are taken
 //     once.
 //
+// It also keeps the connection's transaction state as PostgreSQL reports
+// it (idle, in a transaction, in a failed transaction: txstate.go) and the
+// rule for statements in a failed transaction (InErrorTxBehavior).
+//
 // The package knows nothing of transactions beyond being told when one
-// begins and ends, nothing of statements (it gets names and values already
+// begins and ends and when a statement failed, nothing of statements (it gets names and values already
 // parsed) and nothing of gRPC beyond the status codes of its errors.
 // What a property does to an open transaction is the connection's concern
 // (package conn).

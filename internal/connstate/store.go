@@ -18,17 +18,19 @@ type Store struct {
 	cur dsn.Config        // the values in effect
 	ext map[string]string // extension variables, by lower-case name
 
-	inTxn bool      // a transaction is open (BeginTransaction)
-	snap  *snapshot // TRANSACTIONAL state: the values before the transaction's first change
-	local *locals   // what SET LOCAL changed in the open transaction
-	last  results   // for SHOW VARIABLE commit_timestamp, ...
-	next  nextShots // the next transaction's one-shot options
+	inTxn     bool              // a transaction is open (BeginTransaction)
+	txFailed  bool              // a statement of the open transaction failed (txstate.go)
+	inErrorTx InErrorTxBehavior // what follows a failed statement in a transaction
+	snap      *snapshot         // TRANSACTIONAL state: the values before the transaction's first change
+	local     *locals           // what SET LOCAL changed in the open transaction
+	last      results           // for SHOW VARIABLE commit_timestamp, ...
+	next      nextShots         // the next transaction's one-shot options
 }
 
 // New returns the state of a new connection: every property at the DSN's
 // value in d, which the Store keeps and never modifies.
 func New(d *dsn.Config) Store {
-	return Store{dsn: d, cur: *d, last: results{untouched: true}}
+	return Store{dsn: d, cur: *d, last: results{untouched: true}, inErrorTx: InErrorTxBehaviorAllowCommands}
 }
 
 // Values returns the values in effect. Read them through the pointer;
@@ -42,7 +44,9 @@ func (s *Store) DSN() *dsn.Config { return s.dsn }
 // extension variables, local values, results and one-shot settings: the
 // state of a connection handed to a new user (ResetSession).
 func (s *Store) ResetAll() {
+	b := s.inErrorTx
 	*s = New(s.dsn)
+	s.inErrorTx = b
 }
 
 // Set is SET name = value: name is a property (any spelling) or an

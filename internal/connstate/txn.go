@@ -30,7 +30,7 @@ type locals struct {
 // changes from now on belong to the transaction.
 func (s *Store) BeginTransaction() {
 	s.EndTransaction(true) // one that was never said to end ends now
-	s.inTxn = true
+	s.inTxn, s.txFailed = true, false
 }
 
 // InTransaction reports whether a transaction is open.
@@ -43,7 +43,7 @@ func (s *Store) EndTransaction(committed bool) {
 	if !s.inTxn {
 		return
 	}
-	s.inTxn = false
+	s.inTxn, s.txFailed = false, false
 	if l := s.local; l != nil {
 		s.local = nil
 		for name := range l.props {

@@ -59,6 +59,11 @@ type Rows struct {
 	cur    *rowBatch          // consumer side: the batch being returned
 	pos    int                // consumer side: next row of cur
 
+	// Errors, when set (before the first Next), is given the error that
+	// ends the rows, on the consumer's goroutine (rows.Options.Errors).
+	Errors rows.ErrorHook
+	errOut error // the error Next returns, Errors applied (consumer side)
+
 	workers  int          // partitions read at once
 	produced atomic.Int64 // rows decoded by workers (Ahead)
 	consumed atomic.Int64 // rows returned by Next
@@ -235,12 +240,7 @@ func (p *Rows) Next(dest []driver.Value) error {
 		}
 		b, ok := <-p.out
 		if !ok {
-			p.errMu.Lock()
-			defer p.errMu.Unlock()
-			if p.err != nil {
-				return p.err
-			}
-			return io.EOF
+			return p.end()
 		}
 		p.cur, p.pos = b, 0
 	}
@@ -248,6 +248,22 @@ func (p *Rows) Next(dest []driver.Value) error {
 	p.pos++
 	p.consumed.Add(1)
 	return nil
+}
+
+// end is what Next returns once every worker has left: the first
+// partition error (through Errors, once) or io.EOF.
+func (p *Rows) end() error {
+	if p.errOut != nil {
+		return p.errOut
+	}
+	p.errMu.Lock()
+	err := p.err
+	p.errMu.Unlock()
+	if err == nil {
+		return io.EOF
+	}
+	p.errOut = rows.Hooked(p.Errors, err)
+	return p.errOut
 }
 
 // Close stops every partition and waits until all workers have left

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"testing"
@@ -133,6 +134,8 @@ func TestFirstErrorStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hook := &wrapHook{}
+	pr.Errors = hook
 	dest := make([]driver.Value, 1)
 	n := 0
 	for {
@@ -142,8 +145,11 @@ func TestFirstErrorStops(t *testing.T) {
 		}
 		n++
 	}
-	if !errors.Is(err, failure) {
-		t.Errorf("Next: %v, want %v", err, failure)
+	if !errors.Is(err, failure) || err.Error() != "hooked: "+failure.Error() {
+		t.Errorf("Next: %v, want %v through Errors", err, failure)
+	}
+	if again := pr.Next(dest); again != err || hook.calls != 1 {
+		t.Errorf("second Next: %v; Errors called %d times, want once", again, hook.calls)
 	}
 	if n != 100 {
 		t.Errorf("%d rows before the error, want 100", n)
@@ -175,4 +181,12 @@ func TestEncodedResult(t *testing.T) {
 	if b, ok := pr.EncodedStats(); !ok || len(b) != 0 {
 		t.Errorf("EncodedStats() = %x, %v; want empty, true", b, ok)
 	}
+}
+
+// wrapHook is a rows.ErrorHook that marks the errors it is given.
+type wrapHook struct{ calls int }
+
+func (h *wrapHook) RowsError(err error) error {
+	h.calls++
+	return fmt.Errorf("hooked: %w", err)
 }

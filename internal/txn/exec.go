@@ -105,10 +105,14 @@ func (t *Txn) Query(ctx context.Context, req *spannerpb.ExecuteSqlRequest, ro ro
 		return r, nil
 	}
 	var tr *Rows
+	// The error that ends the rows goes to ro.Errors once the replays are
+	// done with it: the streams' own rows report to no one.
+	hook := ro.Errors
+	q.ro.Errors = nil
 	err := t.withAbortReplay(ctx, func() error {
 		r, sum, err := t.openQuery(ctx, q)
 		if err == nil {
-			tr = &Rows{inner: r, sum: sum, t: t, ctx: ctx, q: q}
+			tr = &Rows{inner: r, sum: sum, t: t, ctx: ctx, q: q, errs: hook}
 		}
 		return err
 	})

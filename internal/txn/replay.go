@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -236,7 +237,9 @@ type Rows struct {
 	t       *Txn
 	ctx     context.Context
 	q       *query
-	end     error // io.EOF or the error Next returned, once one was
+	end     error // io.EOF or the error that ended the rows, once one did
+	errs    rows.ErrorHook
+	endOut  error // what Next returns for end (errs applied)
 	closed  bool
 	scratch []driver.Value
 }
@@ -266,13 +269,17 @@ func (r *Rows) ColumnTypeNullable(i int) (bool, bool) { return r.inner.ColumnTyp
 
 func (r *Rows) Next(dest []driver.Value) error {
 	if r.end != nil {
-		return r.end
+		return r.endOut
 	}
 	err := r.t.withAbortReplay(r.ctx, func() error { return r.inner.Next(dest) })
 	if err != nil {
-		r.end = err
+		// end stays as the stream gave it: a replay compares with it.
+		r.end, r.endOut = err, err
+		if err != io.EOF {
+			r.endOut = rows.Hooked(r.errs, err)
+		}
 	}
-	return err
+	return r.endOut
 }
 
 func (r *Rows) Close() error {
