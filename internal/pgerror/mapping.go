@@ -103,10 +103,10 @@ func SQLState(err error) string {
 	if m := inText.FindStringSubmatch(text); m != nil {
 		return strings.ToUpper(m[1])
 	}
-	s, _ := status.FromError(err) // Unknown for an error without a status
-	if state := fromErrorInfo(s); state != "" {
+	if state := fromErrorInfo(err); state != "" {
 		return state
 	}
+	s, _ := status.FromError(err) // Unknown for an error without a status
 	if state, ok := byCode[s.Code()]; ok {
 		return state
 	}
@@ -138,16 +138,25 @@ func (r *messageRule) matches(code codes.Code, text string) bool {
 // order of preference.
 var errorInfoKeys = []string{"pg_sqlerrcode", "sqlstate"}
 
-// fromErrorInfo returns the SQLSTATE of s's ErrorInfo details, or "".
-func fromErrorInfo(s *status.Status) string {
-	for _, d := range s.Details() {
-		info, ok := d.(*errdetails.ErrorInfo)
+// fromErrorInfo returns the SQLSTATE of the ErrorInfo details of err's
+// status, or "". Every status in err's chain is looked at: a wrapper that
+// makes a status of its own (a batch's error naming the failing statement)
+// may leave the details out of it.
+func fromErrorInfo(err error) string {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		gs, ok := e.(interface{ GRPCStatus() *status.Status })
 		if !ok {
 			continue
 		}
-		for _, k := range errorInfoKeys {
-			if v := info.GetMetadata()[k]; len(v) == 5 {
-				return strings.ToUpper(v)
+		for _, d := range gs.GRPCStatus().Details() {
+			info, ok := d.(*errdetails.ErrorInfo)
+			if !ok {
+				continue
+			}
+			for _, k := range errorInfoKeys {
+				if v := info.GetMetadata()[k]; len(v) == 5 {
+					return strings.ToUpper(v)
+				}
 			}
 		}
 	}

@@ -82,6 +82,7 @@ func TestSQLState(t *testing.T) {
 		// Through wrappers.
 		{"wrapped status", fmt.Errorf("outer: %w", status.Error(codes.AlreadyExists, "UNIQUE violation on index idx_name duplicate key: foo")), UniqueViolation},
 		{"wrapped ErrorInfo", fmt.Errorf("outer: %w", withErrorInfo(codes.Internal, "x", map[string]string{"pg_sqlerrcode": "22003"})), "22003"},
+		{"ErrorInfo under a status without it", &ownStatus{withErrorInfo(codes.InvalidArgument, "too long", map[string]string{"pg_sqlerrcode": "22001"})}, "22001"},
 		{"an *Error", fmt.Errorf("outer: %w", Wrap(status.Error(codes.Aborted, "x"))), SerializationFailure},
 		{"context error", context.Canceled, InternalError},
 	} {
@@ -175,4 +176,14 @@ func TestEnrichPassesSentinels(t *testing.T) {
 	if _, ok := Enrich(io.ErrUnexpectedEOF).(*Error); !ok {
 		t.Error("Enrich leaves another error without a SQLSTATE")
 	}
+}
+
+// ownStatus makes a status of its own without its wrapped error's details,
+// as a batch's error does.
+type ownStatus struct{ err error }
+
+func (e *ownStatus) Error() string { return "batch statement 1 failed: " + e.err.Error() }
+func (e *ownStatus) Unwrap() error { return e.err }
+func (e *ownStatus) GRPCStatus() *status.Status {
+	return status.New(status.Code(e.err), e.Error())
 }
