@@ -21,14 +21,12 @@ var emuDialects = []emulatortest.Dialect{emulatortest.GoogleSQL, emulatortest.Po
 
 // emuSingersDB opens a fresh database of dialect d with the Singers
 // tables of that dialect.
-func emuSingersDB(t *testing.T, d emulatortest.Dialect, props ...string) *sql.DB {
+func emuSingersDB(t *testing.T, d emulatortest.Dialect, props ...string) (*sql.DB, *emulatortest.Database) {
 	t.Helper()
 	if d == emulatortest.PostgreSQL {
-		db, _ := emuPGDB(t, emuPGSingersDDL, props...)
-		return db
+		return emuPGDB(t, emuPGSingersDDL, props...)
 	}
-	db, _ := emuDB(t, emuSingersDDL, props...)
-	return db
+	return emuDB(t, emuSingersDDL, props...)
 }
 
 // emuEachDialect runs f as a parallel subtest per dialect.
@@ -47,7 +45,7 @@ func emuEachDialect(t *testing.T, f func(t *testing.T, ctx context.Context, d em
 func TestEmulatorPGDMLBatch(t *testing.T) {
 	t.Parallel()
 	emuEachDialect(t, func(t *testing.T, ctx context.Context, d emulatortest.Dialect) {
-		db := emuSingersDB(t, d)
+		db, _ := emuSingersDB(t, d)
 		c, err := db.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -108,7 +106,7 @@ func TestEmulatorPGDMLBatch(t *testing.T) {
 func TestEmulatorPGExecuteBatchDml(t *testing.T) {
 	t.Parallel()
 	emuEachDialect(t, func(t *testing.T, ctx context.Context, d emulatortest.Dialect) {
-		db := emuSingersDB(t, d)
+		db, _ := emuSingersDB(t, d)
 		res, err := sfdriver.ExecuteBatchDml(ctx, db, func(ctx context.Context, b sfdriver.DmlBatch) error {
 			if err := b.ExecContext(ctx, "INSERT INTO Singers (SingerId, Name) VALUES (?, ?), (?, ?)", 1, "a", 2, "b"); err != nil {
 				return err
@@ -162,11 +160,13 @@ func TestEmulatorPGExecuteBatchDml(t *testing.T) {
 // read-write transaction is held and sent as one batch before a query,
 // before DML with THEN RETURN / RETURNING through ExecContext (whose
 // LastInsertId is real) and before the commit; a count other than the
-// one reported fails the commit, which then writes nothing.
+// one reported fails the commit, which then writes nothing, and so does a
+// held statement that fails (auto_batch_dml turned on by SET in the
+// dialect's form).
 func TestEmulatorPGAutoBatchDML(t *testing.T) {
 	t.Parallel()
 	emuEachDialect(t, func(t *testing.T, ctx context.Context, d emulatortest.Dialect) {
-		db := emuSingersDB(t, d, "auto_batch_dml=true")
+		db, edb := emuSingersDB(t, d, "auto_batch_dml=true")
 		returning := " RETURNING SingerId"
 		if d == emulatortest.GoogleSQL {
 			returning = " THEN RETURN SingerId"
@@ -206,6 +206,25 @@ func TestEmulatorPGAutoBatchDML(t *testing.T) {
 		emuWantCode(t, tx.Commit(), codes.FailedPrecondition)
 		if got := emuInt64s(t, ctx, db, "SELECT COUNT(*) FROM Singers WHERE Name = 'all' OR SingerId = 5"); got[0] != 0 {
 			t.Fatalf("%d rows of the failed commit written", got[0])
+		}
+		// Turned on by SET in the dialect's form: a held statement that
+		// fails fails the commit with its code, and nothing is written.
+		c, err := emuOpen(t, edb.DSN()).Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		set := "SET AUTO_BATCH_DML = true"
+		if d == emulatortest.PostgreSQL {
+			set = "SET spanner.auto_batch_dml = true"
+		}
+		for _, q := range []string{set, "BEGIN", "INSERT INTO Singers (SingerId, Name) VALUES (6, 'g')", "INSERT INTO Singers (SingerId, Name) VALUES (1, 'dup')"} {
+			emuExec(t, ctx, c, q)
+		}
+		_, err = c.ExecContext(ctx, "COMMIT")
+		emuWantCode(t, err, codes.AlreadyExists)
+		if got := emuInt64s(t, ctx, db, "SELECT COUNT(*) FROM Singers WHERE SingerId = 6"); got[0] != 0 {
+			t.Fatalf("row 6 of the failed commit written")
 		}
 	})
 }
