@@ -39,6 +39,11 @@ type Interleave = gormcore.Interleave
 // parent table. The child's primary key must start with the parent's.
 type Interleaved = gormcore.Interleaved
 
+// UnpinnablePoolError is AutoMigrate's error when the connection pool GORM
+// hands the migrator cannot be reduced to one connection for the DDL
+// batch (see docs/gorm.md, "PrepareStmt and other session modes").
+type UnpinnablePoolError = gormcore.UnpinnablePoolError
+
 // Migrator is the gorm.Migrator for Spanner. It is what db.Migrator()
 // returns.
 type Migrator struct {

@@ -2,7 +2,6 @@ package gormcore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 
 	"gorm.io/gorm"
@@ -38,24 +37,6 @@ func InBatch[M Batcher](db *gorm.DB, newMigrator func(*gorm.DB) M, fn func(M) er
 		return errors.Join(err, mg.AbortBatch())
 	}
 	return mg.RunBatch()
-}
-
-// Pin returns a session on one connection of db's pool and the function
-// that gives the connection back. A transaction or a connection is
-// already one connection.
-func Pin(db *gorm.DB) (*gorm.DB, func() error, error) {
-	ctx := Context(db)
-	tx := db.WithContext(ctx)
-	pool, ok := tx.Statement.ConnPool.(*sql.DB)
-	if !ok {
-		return tx, func() error { return nil }, nil
-	}
-	conn, err := pool.Conn(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	tx.Statement.ConnPool = conn
-	return tx, conn.Close, nil
 }
 
 // Context is the context of db's statement, or Background.
