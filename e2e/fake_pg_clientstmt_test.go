@@ -184,3 +184,37 @@ func TestFakePGSettingsOnGoogleSQL(t *testing.T) {
 		t.Errorf("SHOW TRANSACTION ISOLATION LEVEL on GoogleSQL = %q, %v; want Default", iso, err)
 	}
 }
+
+// TestFakePGShowTransaction: SHOW TRANSACTION ... and transaction_isolation
+// on a PostgreSQL database follow the properties they show, as
+// go-sql-spanner's TestStatementExecutor_ShowTransaction has it, and
+// transaction_isolation cannot be set.
+func TestFakePGShowTransaction(t *testing.T) {
+	ctx := context.Background()
+	_, c := pgTxnConn(t)
+	check := func(want map[string]string) {
+		t.Helper()
+		for q, w := range want {
+			var got string
+			if err := c.QueryRowContext(ctx, q).Scan(&got); err != nil || got != w {
+				t.Errorf("%s = %q, %v; want %q", q, got, err, w)
+			}
+		}
+	}
+	check(map[string]string{
+		"show transaction isolation level": "serializable", "show transaction_isolation": "serializable",
+		"show transaction read only": "false", "show transaction deferrable": "false",
+	})
+	for _, set := range []string{"set isolation_level = 'repeatable_read'", "set transaction_read_only = true", "set transaction_deferrable = true"} {
+		if _, err := c.ExecContext(ctx, set); err != nil {
+			t.Fatalf("%s: %v", set, err)
+		}
+	}
+	check(map[string]string{
+		"show transaction isolation level": "repeatable read", "show transaction_isolation": "repeatable read",
+		"show transaction read only": "true", "show transaction not deferrable": "true",
+	})
+	if _, err := c.ExecContext(ctx, "set transaction_isolation = 'repeatable_read'"); status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("set transaction_isolation: %v, want FailedPrecondition (read-only)", err)
+	}
+}
