@@ -2,6 +2,7 @@ package spannergorm
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/DATA-DOG/go-sqlmock"
@@ -61,8 +62,8 @@ func TestCreateWithoutDBDefaultsUsesExec(t *testing.T) {
 
 func TestFirstAndFind(t *testing.T) {
 	db, mock := newMock(t, Config{})
-	mock.ExpectQuery("SELECT * FROM `singers` WHERE name = ? AND `singers`.`active` = ? ORDER BY `singers`.`id` LIMIT 1").
-		WithArgs("Alice", true).
+	mock.ExpectQuery("SELECT * FROM `singers` WHERE name = ? AND `singers`.`active` = ? ORDER BY `singers`.`id` LIMIT ?").
+		WithArgs("Alice", true, 1).
 		WillReturnRows(sqlmock.NewRows([]string{"id", "name", "active"}).AddRow(7, "Alice", true))
 	var s Singer
 	if err := db.Where("name = ?", "Alice").Where(&Singer{Active: true}).First(&s).Error; err != nil {
@@ -80,13 +81,15 @@ func TestFirstAndFind(t *testing.T) {
 	}
 }
 
+// TestLimitOffset: LIMIT and OFFSET are parameters, so every page size
+// shares one statement text; an OFFSET alone gets the largest LIMIT.
 func TestLimitOffset(t *testing.T) {
 	db, mock := newMock(t, Config{})
-	mock.ExpectQuery("SELECT * FROM `singers` LIMIT 10 OFFSET 20").
+	mock.ExpectQuery("SELECT * FROM `singers` LIMIT ? OFFSET ?").WithArgs(10, 20).
 		WillReturnRows(sqlmock.NewRows([]string{"id"}))
-	mock.ExpectQuery("SELECT * FROM `singers` LIMIT 9223372036854775807 OFFSET 5").
+	mock.ExpectQuery("SELECT * FROM `singers` LIMIT ? OFFSET ?").WithArgs(int64(math.MaxInt64), 5).
 		WillReturnRows(sqlmock.NewRows([]string{"id"}))
-	mock.ExpectQuery("SELECT * FROM `singers` LIMIT 0").
+	mock.ExpectQuery("SELECT * FROM `singers` LIMIT ?").WithArgs(0).
 		WillReturnRows(sqlmock.NewRows([]string{"id"}))
 	var ss []Singer
 	for _, q := range []*gorm.DB{db.Limit(10).Offset(20), db.Offset(5), db.Limit(0)} {

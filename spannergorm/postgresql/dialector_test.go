@@ -257,11 +257,11 @@ func TestDML(t *testing.T) {
 			return tx.Create(&[]Record{{BandID: 1, Title: "x"}, {BandID: 2, Title: "y"}})
 		}, `INSERT INTO "records" ("band_id","title") VALUES ($1,$2),($3,$4) RETURNING "id"`},
 		{"first", func(tx *gorm.DB) *gorm.DB { return tx.First(&Record{}, "title = ?", "x") },
-			`SELECT * FROM "records" WHERE title = $1 ORDER BY "records"."id" LIMIT 1`},
+			`SELECT * FROM "records" WHERE title = $1 ORDER BY "records"."id" LIMIT $2`},
 		{"find", func(tx *gorm.DB) *gorm.DB { return tx.Where(&Record{BandID: 3}).Find(&[]Record{}) },
 			`SELECT * FROM "records" WHERE "records"."band_id" = $1`},
 		{"offset only", func(tx *gorm.DB) *gorm.DB { return tx.Offset(5).Find(&[]Record{}) },
-			`SELECT * FROM "records" LIMIT 9223372036854775807 OFFSET 5`},
+			`SELECT * FROM "records" LIMIT $1 OFFSET $2`},
 		{"updates omit key", func(tx *gorm.DB) *gorm.DB {
 			return tx.Model(&Record{ID: 7}).Updates(Record{ID: 8, Title: "z"})
 		}, `UPDATE "records" SET "title"=$1 WHERE "id" = $2`},

@@ -2,7 +2,6 @@ package gormcore
 
 import (
 	"math"
-	"strconv"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -21,25 +20,25 @@ func omitPrimaryKey(db *gorm.DB) {
 	}
 }
 
-// BuildLimit renders LIMIT and OFFSET. Spanner has no OFFSET without
-// LIMIT in either dialect, so an offset alone gets the largest limit.
+// BuildLimit renders LIMIT and OFFSET with their values as query
+// parameters, so that one query shape has one text whatever the page
+// size: a literal per value would fill the driver's statement cache and
+// Spanner's plan cache with copies. Spanner has no OFFSET without LIMIT
+// in either dialect, so an offset alone gets the largest limit.
 func BuildLimit(c clause.Clause, b clause.Builder) {
 	l, _ := c.Expression.(clause.Limit)
-	limit := -1
-	if l.Limit != nil && *l.Limit >= 0 {
-		limit = *l.Limit
-	}
-	if limit < 0 && l.Offset <= 0 {
+	hasLimit := l.Limit != nil && *l.Limit >= 0
+	if !hasLimit && l.Offset <= 0 {
 		return
 	}
 	b.WriteString("LIMIT ")
-	if limit < 0 {
-		b.WriteString(strconv.FormatInt(math.MaxInt64, 10))
+	if hasLimit {
+		b.AddVar(b, int64(*l.Limit))
 	} else {
-		b.WriteString(strconv.Itoa(limit))
+		b.AddVar(b, int64(math.MaxInt64))
 	}
 	if l.Offset > 0 {
 		b.WriteString(" OFFSET ")
-		b.WriteString(strconv.Itoa(l.Offset))
+		b.AddVar(b, int64(l.Offset))
 	}
 }

@@ -3,7 +3,7 @@ package gormcore
 import (
 	"errors"
 	"math"
-	"strconv"
+	"reflect"
 	"testing"
 
 	"github.com/DATA-DOG/go-sqlmock"
@@ -101,26 +101,29 @@ func TestRecord(t *testing.T) {
 	}
 }
 
-// TestBuildLimit: an OFFSET alone gets the largest LIMIT; no limit and no
+// TestBuildLimit: LIMIT and OFFSET are parameters (one text for every
+// page size); an OFFSET alone gets the largest LIMIT; no limit and no
 // offset renders nothing.
 func TestBuildLimit(t *testing.T) {
 	db, _ := open(t)
 	db.ClauseBuilders["LIMIT"] = BuildLimit
-	five := 5
+	five, zero := 5, 0
 	for _, c := range []struct {
 		l    clause.Limit
 		want string
+		vars []any
 	}{
-		{clause.Limit{Offset: 3}, "LIMIT " + strconv.FormatInt(math.MaxInt64, 10) + " OFFSET 3"},
-		{clause.Limit{Limit: &five}, "LIMIT 5"},
-		{clause.Limit{Limit: &five, Offset: 2}, "LIMIT 5 OFFSET 2"},
-		{clause.Limit{}, ""},
+		{clause.Limit{Offset: 3}, "LIMIT ? OFFSET ?", []any{int64(math.MaxInt64), int64(3)}},
+		{clause.Limit{Limit: &five}, "LIMIT ?", []any{int64(5)}},
+		{clause.Limit{Limit: &zero}, "LIMIT ?", []any{int64(0)}},
+		{clause.Limit{Limit: &five, Offset: 2}, "LIMIT ? OFFSET ?", []any{int64(5), int64(2)}},
+		{clause.Limit{}, "", nil},
 	} {
 		stmt := &gorm.Statement{DB: db, Clauses: map[string]clause.Clause{}}
 		stmt.AddClause(c.l)
 		stmt.Build("LIMIT")
-		if got := stmt.SQL.String(); got != c.want {
-			t.Errorf("%+v: %q, want %q", c.l, got, c.want)
+		if got := stmt.SQL.String(); got != c.want || !reflect.DeepEqual(stmt.Vars, c.vars) {
+			t.Errorf("%+v: %q %v, want %q %v", c.l, got, stmt.Vars, c.want, c.vars)
 		}
 	}
 }
