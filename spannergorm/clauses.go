@@ -16,6 +16,7 @@ var clauseBuilders = map[string]clause.ClauseBuilder{
 	"INSERT":    buildInsert,
 	"RETURNING": buildReturning,
 	"LIMIT":     gormcore.BuildLimit,
+	"FROM":      buildFrom,
 }
 
 // splitDotted splits a qualified name on the dots outside backticks.

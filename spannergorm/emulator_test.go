@@ -2,6 +2,7 @@ package spannergorm_test
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -116,5 +117,38 @@ func TestEmulatorLimitIsParameter(t *testing.T) {
 	}
 	if !slices.Equal(texts, want) {
 		t.Errorf("query texts\n got %q\nwant %q", texts, want)
+	}
+}
+
+// Person has a secondary index for the hint test.
+type Person struct {
+	ID   int64  `gorm:"primaryKey;autoIncrement:false"`
+	Name string `gorm:"index:idx_people_name"`
+}
+
+// TestEmulatorForceIndex: a query with ForceIndex runs on the engine and
+// returns the rows, and the hint reaches it: an index that does not exist
+// fails the query.
+func TestEmulatorForceIndex(t *testing.T) {
+	t.Parallel()
+	db := openEmulator(t, spannergorm.Config{})
+	if err := db.AutoMigrate(&Person{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Create(&[]Person{{1, "b"}, {2, "a"}, {3, "c"}}).Error; err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	if err := db.Model(&Person{}).Clauses(spannergorm.ForceIndex("idx_people_name")).
+		Where("name >= ?", "b").Order("name").Pluck("name", &names).Error; err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(names, []string{"b", "c"}) {
+		t.Errorf("names through the index = %q", names)
+	}
+	var n int64
+	err := db.Model(&Person{}).Clauses(spannergorm.ForceIndex("idx_missing")).Count(&n).Error
+	if err == nil || !strings.Contains(err.Error(), "idx_missing") {
+		t.Fatalf("ForceIndex of a missing index: %v, want an error naming it", err)
 	}
 }
