@@ -69,6 +69,10 @@ func buildReturning(c clause.Clause, b clause.Builder) {
 var ErrOnConflict = status.Error(codes.Unimplemented,
 	"spannergorm: OnConflict supports only UpdateAll or DoNothing on the primary key")
 
+// ErrUpsertAssignment is the error of an OnConflict DoUpdates that sets a
+// column to excluded.column for a column the INSERT does not write.
+var ErrUpsertAssignment = gormcore.ErrUpsertAssignment
+
 // buildInsert renders INSERT, with OR UPDATE or OR IGNORE from the
 // statement's OnConflict clause.
 func buildInsert(c clause.Clause, b clause.Builder) {
@@ -93,7 +97,7 @@ func buildInsert(c clause.Clause, b clause.Builder) {
 func conflictModifier(stmt *gorm.Statement, e clause.Expression) (string, error) {
 	oc, _ := e.(clause.OnConflict)
 	if oc.OnConstraint != "" || len(oc.Where.Exprs) > 0 || len(oc.TargetWhere.Exprs) > 0 ||
-		!conflictOnKey(stmt, oc.Columns) {
+		!gormcore.OnPrimaryKey(stmt, oc.Columns) {
 		return "", ErrOnConflict
 	}
 	switch {
@@ -103,21 +107,4 @@ func conflictModifier(stmt *gorm.Statement, e clause.Expression) (string, error)
 		return "OR UPDATE", nil
 	}
 	return "", ErrOnConflict
-}
-
-// conflictOnKey reports whether the conflict target is empty or the
-// primary key, the only conflict Spanner detects.
-func conflictOnKey(stmt *gorm.Statement, cols []clause.Column) bool {
-	if len(cols) == 0 {
-		return true
-	}
-	if stmt.Schema == nil || len(cols) != len(stmt.Schema.PrimaryFieldDBNames) {
-		return false
-	}
-	for i, c := range cols {
-		if !strings.EqualFold(c.Name, stmt.Schema.PrimaryFieldDBNames[i]) {
-			return false
-		}
-	}
-	return true
 }

@@ -67,6 +67,9 @@ func (d Dialector) Initialize(db *gorm.DB) error {
 	if err := gormcore.RegisterOmitPrimaryKey(db); err != nil {
 		return err
 	}
+	if err := gormcore.RegisterUpsert(db); err != nil {
+		return err
+	}
 	pool, err := d.pool()
 	if err != nil {
 		return err

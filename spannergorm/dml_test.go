@@ -168,10 +168,10 @@ func TestOnConflict(t *testing.T) {
 func TestOnConflictUnsupported(t *testing.T) {
 	db, _ := newMock(t, Config{})
 	for name, oc := range map[string]clause.OnConflict{
-		"DoUpdates":  {DoUpdates: clause.AssignmentColumns([]string{"price"})},
-		"non-key":    {Columns: []clause.Column{{Name: "price"}}, UpdateAll: true},
-		"constraint": {OnConstraint: "c", DoNothing: true},
-		"where":      {Where: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "x"}}}, DoNothing: true},
+		"DoUpdates on a non-key": {Columns: []clause.Column{{Name: "price"}}, DoUpdates: clause.AssignmentColumns([]string{"price"})},
+		"non-key":                {Columns: []clause.Column{{Name: "price"}}, UpdateAll: true},
+		"constraint":             {OnConstraint: "c", DoNothing: true},
+		"where":                  {Where: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "x"}}}, DoNothing: true},
 	} {
 		err := db.Clauses(oc).Create(&Item{Code: "x"}).Error
 		if !errors.Is(err, ErrOnConflict) || status.Code(err) != codes.Unimplemented {

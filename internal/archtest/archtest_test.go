@@ -66,6 +66,8 @@ var layers = map[string]int{
 	"driver": 6,
 	// the rules both GORM dialectors share (knows GORM, not the driver)
 	"spannergorm/internal/gormcore": 6,
+	// the association-save scenario both dialectors' emulator tests run
+	"spannergorm/internal/upserttest": 6,
 
 	// 7: built on the public API.
 	"spannergorm":            7, // GoogleSQL

@@ -87,6 +87,9 @@ func (d Dialector) Initialize(db *gorm.DB) error {
 	if err := gormcore.RegisterOmitPrimaryKey(db); err != nil {
 		return err
 	}
+	if err := gormcore.RegisterUpsert(db); err != nil {
+		return err
+	}
 	db.ClauseBuilders["LIMIT"] = gormcore.BuildLimit
 	db.ClauseBuilders["ON CONFLICT"] = buildOnConflict
 	return nil

@@ -1,0 +1,258 @@
+package gormcore
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"gorm.io/gorm"
+	"gorm.io/gorm/callbacks"
+	"gorm.io/gorm/clause"
+)
+
+// A partial upsert is GORM's ON CONFLICT (key) DO UPDATE SET of some
+// columns, which GORM sends to save has-one and has-many children (SET the
+// foreign key) and which applications write with AssignmentColumns or
+// Assignments. Spanner has no such statement in either dialect: GoogleSQL
+// only has INSERT OR UPDATE (every inserted column) and INSERT OR IGNORE,
+// and PostgreSQL's DO UPDATE must set every inserted column. The rule is
+// the same for both, so it lives here: first one UPDATE of the asked
+// columns for the keys being inserted (it changes only the rows that
+// exist), then the INSERT with DO NOTHING on the key (it adds only the
+// rows that do not). Both run on the statement's connection, which is
+// GORM's transaction of the Create; when there is none (SkipDefaultTransaction)
+// the two run in a transaction of their own, so no writer can slip a row
+// between them. Rows whose key is not inserted (IDENTITY keys left to the
+// database) cannot conflict: when no row inserts its key, the ON CONFLICT
+// is dropped and the Create is one plain INSERT.
+
+const upsertTxKey = "spanner:upsert_tx"
+
+// RegisterUpsert makes Create run partial upserts as an UPDATE and an
+// INSERT ... DO NOTHING. It must be registered after GORM's default
+// callbacks.
+func RegisterUpsert(db *gorm.DB) error {
+	create := db.Callback().Create()
+	if err := create.Before("gorm:create").Register("spanner:upsert", upsert); err != nil {
+		return err
+	}
+	return create.After("gorm:create").Register("spanner:upsert_end", endUpsert)
+}
+
+// ErrUpsertAssignment is the error of a DO UPDATE assignment that the
+// UPDATE cannot express: excluded.column of a column that the INSERT does
+// not write.
+var ErrUpsertAssignment = status.Error(codes.InvalidArgument,
+	"spannergorm: OnConflict DoUpdates refers to excluded.column of a column the INSERT does not write")
+
+func upsert(db *gorm.DB) {
+	stmt := db.Statement
+	if db.Error != nil || stmt.Schema == nil || stmt.SQL.Len() != 0 {
+		return
+	}
+	oc, ok := partialUpsert(stmt)
+	if !ok {
+		return
+	}
+	values := callbacks.ConvertToCreateValues(stmt)
+	if db.Error != nil {
+		return
+	}
+	keyIdx, ok := keyColumns(stmt, values.Columns)
+	if !ok {
+		// No row writes its key, so none can conflict.
+		delete(stmt.Clauses, "ON CONFLICT")
+		return
+	}
+	updates, err := upsertUpdates(stmt, oc.DoUpdates, values, keyIdx)
+	if err != nil {
+		_ = db.AddError(err)
+		return
+	}
+	stmt.AddClause(clause.OnConflict{Columns: oc.Columns, DoNothing: true})
+	if db.DryRun || len(updates) == 0 {
+		return
+	}
+	if _, inTx := stmt.ConnPool.(gorm.TxCommitter); !inTx {
+		if _, canBegin := stmt.ConnPool.(gorm.TxBeginner); canBegin {
+			tx := db.Session(&gorm.Session{NewDB: true, Context: stmt.Context}).Begin()
+			if tx.Error != nil {
+				_ = db.AddError(tx.Error)
+				return
+			}
+			stmt.ConnPool = tx.Statement.ConnPool
+			db.InstanceSet(upsertTxKey, tx)
+		}
+	}
+	for _, u := range updates {
+		if _, err := stmt.ConnPool.ExecContext(stmt.Context, u.SQL.String(), u.Vars...); err != nil {
+			_ = db.AddError(err)
+			return
+		}
+	}
+}
+
+// endUpsert commits or rolls back the transaction that upsert began.
+func endUpsert(db *gorm.DB) {
+	v, ok := db.InstanceGet(upsertTxKey)
+	if !ok {
+		return
+	}
+	tx := v.(*gorm.DB)
+	if db.Error != nil {
+		_ = tx.Rollback()
+		return
+	}
+	_ = db.AddError(tx.Commit().Error)
+}
+
+// partialUpsert returns the statement's ON CONFLICT when it is a DO UPDATE
+// of some columns on the primary key, the form this file handles.
+func partialUpsert(stmt *gorm.Statement) (clause.OnConflict, bool) {
+	c, has := stmt.Clauses["ON CONFLICT"]
+	if !has {
+		return clause.OnConflict{}, false
+	}
+	oc, _ := c.Expression.(clause.OnConflict)
+	if oc.UpdateAll || oc.DoNothing || len(oc.DoUpdates) == 0 || oc.OnConstraint != "" ||
+		len(oc.Where.Exprs) > 0 || len(oc.TargetWhere.Exprs) > 0 || !OnPrimaryKey(stmt, oc.Columns) {
+		return clause.OnConflict{}, false
+	}
+	if len(oc.Columns) == 0 {
+		for _, name := range stmt.Schema.PrimaryFieldDBNames {
+			oc.Columns = append(oc.Columns, clause.Column{Name: name})
+		}
+	}
+	return oc, true
+}
+
+// OnPrimaryKey reports whether a conflict target is empty or the primary
+// key, the only conflict Spanner detects.
+func OnPrimaryKey(stmt *gorm.Statement, cols []clause.Column) bool {
+	if len(cols) == 0 {
+		return true
+	}
+	if stmt.Schema == nil || len(cols) != len(stmt.Schema.PrimaryFieldDBNames) {
+		return false
+	}
+	for i, c := range cols {
+		if !strings.EqualFold(c.Name, stmt.Schema.PrimaryFieldDBNames[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyColumns returns the position of each key column among the inserted
+// columns, and false when the INSERT does not write the whole key.
+func keyColumns(stmt *gorm.Statement, cols []clause.Column) ([]int, bool) {
+	idx := make([]int, 0, len(stmt.Schema.PrimaryFieldDBNames))
+	for _, name := range stmt.Schema.PrimaryFieldDBNames {
+		i := columnIndex(cols, name)
+		if i < 0 {
+			return nil, false
+		}
+		idx = append(idx, i)
+	}
+	return idx, true
+}
+
+func columnIndex(cols []clause.Column, name string) int {
+	for i, c := range cols {
+		if strings.EqualFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// upsertUpdates returns the UPDATE statements, built, that apply set to the
+// rows of values whose key exists: one per distinct list of assigned
+// values (GORM's association saves assign the same foreign key to every
+// child, so one in all), each for the keys of its rows. A row whose key
+// is DEFAULT (an IDENTITY key in a batch where other rows give theirs) is
+// new and gets no UPDATE.
+func upsertUpdates(stmt *gorm.Statement, set clause.Set, values clause.Values, keyIdx []int) ([]*gorm.Statement, error) {
+	type group struct {
+		assigned []any
+		keys     [][]any
+	}
+	var groups []*group
+	for _, row := range values.Values {
+		key := make([]any, len(keyIdx))
+		isNew := false
+		for i, at := range keyIdx {
+			if _, isExpr := row[at].(clause.Expression); isExpr {
+				isNew = true
+			}
+			key[i] = row[at]
+		}
+		if isNew {
+			continue
+		}
+		assigned := make([]any, len(set))
+		for i, a := range set {
+			v := a.Value
+			if col, isCol := v.(clause.Column); isCol && strings.EqualFold(col.Table, "excluded") {
+				at := columnIndex(values.Columns, col.Name)
+				if at < 0 {
+					return nil, fmt.Errorf("%w: %s", ErrUpsertAssignment, col.Name)
+				}
+				v = row[at]
+			}
+			assigned[i] = v
+		}
+		var g *group
+		for _, have := range groups {
+			if reflect.DeepEqual(have.assigned, assigned) {
+				g = have
+				break
+			}
+		}
+		if g == nil {
+			g = &group{assigned: assigned}
+			groups = append(groups, g)
+		}
+		g.keys = append(g.keys, key)
+	}
+	out := make([]*gorm.Statement, 0, len(groups))
+	for _, g := range groups {
+		u := &gorm.Statement{DB: stmt.DB, Table: stmt.Table, Schema: stmt.Schema, Clauses: map[string]clause.Clause{}}
+		assignments := make(clause.Set, len(set))
+		for i, a := range set {
+			assignments[i] = clause.Assignment{Column: a.Column, Value: g.assigned[i]}
+		}
+		u.AddClause(clause.Update{})
+		u.AddClause(assignments)
+		u.AddClause(clause.Where{Exprs: []clause.Expression{keyCondition(stmt.Schema.PrimaryFieldDBNames, g.keys)}})
+		u.Build("UPDATE", "SET", "WHERE")
+		if u.Error != nil {
+			return nil, u.Error
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// keyCondition matches the rows with the given keys: key IN (...) for a
+// one-column key, else one AND of equalities per key, joined by OR.
+func keyCondition(names []string, keys [][]any) clause.Expression {
+	if len(names) == 1 {
+		vals := make([]any, len(keys))
+		for i, k := range keys {
+			vals[i] = k[0]
+		}
+		return clause.IN{Column: clause.Column{Name: names[0]}, Values: vals}
+	}
+	ors := make([]clause.Expression, len(keys))
+	for i, k := range keys {
+		ands := make([]clause.Expression, len(names))
+		for j, name := range names {
+			ands[j] = clause.Eq{Column: clause.Column{Name: name}, Value: k[j]}
+		}
+		ors[i] = clause.And(ands...)
+	}
+	return clause.Or(ors...)
+}
