@@ -34,6 +34,15 @@ type Config struct {
 	// DisableIdentityColumns creates auto-increment primary keys as plain
 	// INT64 columns: the application then supplies every key.
 	DisableIdentityColumns bool
+	// DefaultSequenceKind chooses how auto-increment keys get their values,
+	// as in go-gorm-spanner: empty for IDENTITY columns on a
+	// BIT_REVERSED_POSITIVE sequence; another kind for IDENTITY columns of
+	// that kind; AUTO_INCREMENT for AUTO_INCREMENT columns (the database's
+	// default_sequence_kind option decides the kind); DISABLED for a
+	// bit-reversed sequence per table (CREATE SEQUENCE table_seq) that is
+	// the key's default. A field's gorm_sequence_name tag names its own
+	// sequence whatever the kind.
+	DefaultSequenceKind string
 }
 
 // Dialector is the gorm.Dialector for Spanner's GoogleSQL dialect.
@@ -57,6 +66,9 @@ func (Dialector) Name() string { return "spanner" }
 
 // Initialize registers the callbacks and clause builders and opens the pool.
 func (d Dialector) Initialize(db *gorm.DB) error {
+	if err := d.checkSequenceConfig(); err != nil {
+		return err
+	}
 	callbacks.RegisterDefaultCallbacks(db, &callbacks.Config{
 		// ON CONFLICT is left out: OnConflict becomes the INSERT modifier.
 		CreateClauses: []string{"INSERT", "VALUES", "RETURNING"},

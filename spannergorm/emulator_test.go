@@ -1,6 +1,8 @@
 package spannergorm_test
 
 import (
+	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -151,4 +153,93 @@ func TestEmulatorForceIndex(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "idx_missing") {
 		t.Fatalf("ForceIndex of a missing index: %v, want an error naming it", err)
 	}
+}
+
+// Counter gets its key from the kind of DefaultSequenceKind; Numbered
+// from the sequence its tag names.
+type Counter struct {
+	ID   int64
+	Name string
+}
+
+type Numbered struct {
+	ID   int64 `gorm_sequence_name:"numbered_ids"`
+	Name string
+}
+
+// TestEmulatorSequences: under each DefaultSequenceKind, and with a
+// gorm_sequence_name tag, AutoMigrate creates what the engine takes, a
+// Create gets its key from the database (THEN RETURN), the named
+// sequence is the one used (its internal state moves), and a second
+// migration has nothing to send. An unknown kind fails on the engine.
+func TestEmulatorSequences(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		kind     string
+		model    any
+		sequence string // the sequence whose state must move, "" for IDENTITY
+	}{
+		{kind: "", model: &Counter{}},
+		{kind: "DISABLED", model: &Counter{}, sequence: "counters_seq"},
+		{kind: "", model: &Numbered{}, sequence: "numbered_ids"},
+		{kind: "BIT_REVERSED_POSITIVE", model: &Counter{}},
+		// AUTO_INCREMENT is not here: the emulator does not parse it
+		// (TestDefaultSequenceKindDDL covers its DDL).
+	} {
+		t.Run(c.kind+"/"+fmt.Sprintf("%T", c.model), func(t *testing.T) {
+			t.Parallel()
+			edb := emulatortest.NewDatabase(t)
+			db, err := gorm.Open(spannergorm.New(spannergorm.Config{DSN: edb.DSN(), DefaultSequenceKind: c.kind}),
+				&gorm.Config{Logger: logger.Discard})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if sqlDB, err := db.DB(); err == nil {
+					_ = sqlDB.Close()
+				}
+			}()
+			if err := db.AutoMigrate(c.model); err != nil {
+				t.Fatalf("AutoMigrate: %v", err)
+			}
+			var ids []int64
+			for _, name := range []string{"a", "b"} {
+				switch c.model.(type) {
+				case *Counter:
+					v := Counter{Name: name}
+					err = db.Create(&v).Error
+					ids = append(ids, v.ID)
+				case *Numbered:
+					v := Numbered{Name: name}
+					err = db.Create(&v).Error
+					ids = append(ids, v.ID)
+				}
+				if err != nil {
+					t.Fatalf("Create: %v", err)
+				}
+			}
+			if ids[0] <= 0 || ids[1] <= 0 || ids[0] == ids[1] {
+				t.Errorf("keys %v, want two distinct database-generated keys", ids)
+			}
+			if c.sequence != "" {
+				var state sql.NullInt64
+				if err := db.Raw("SELECT GET_INTERNAL_SEQUENCE_STATE(SEQUENCE " + c.sequence + ")").Scan(&state).Error; err != nil {
+					t.Fatal(err)
+				}
+				if !state.Valid {
+					t.Errorf("sequence %s was not used (no internal state)", c.sequence)
+				}
+			}
+			if again, err := spannergorm.MigrationStatements(db, c.model); err != nil || len(again) != 0 {
+				t.Errorf("second migration = %q, %v; want none", again, err)
+			}
+		})
+	}
+	t.Run("unknown kind", func(t *testing.T) {
+		t.Parallel()
+		db := openEmulator(t, spannergorm.Config{DefaultSequenceKind: "DOES_NOT_EXIST"})
+		if err := db.AutoMigrate(&Counter{}); err == nil {
+			t.Fatal("AutoMigrate with an unknown sequence kind succeeded")
+		}
+	})
 }

@@ -101,8 +101,8 @@ func MigrationStatements(db *gorm.DB, values ...any) ([]string, error) {
 func (m Migrator) FullDataTypeOf(field *schema.Field) clause.Expr {
 	var b strings.Builder
 	b.WriteString(m.DataTypeOf(field))
-	if m.isIdentity(field) {
-		b.WriteString(identitySQL)
+	if key := m.keyDefinition(field); key != "" {
+		b.WriteString(key)
 		return clause.Expr{SQL: b.String()}
 	}
 	if field.NotNull {
@@ -148,6 +148,9 @@ func (m Migrator) CreateTable(values ...any) error {
 	for _, value := range m.ReorderModels(values, false) {
 		tx := m.DB.Session(&gorm.Session{})
 		if err := m.RunWithValue(value, func(stmt *gorm.Statement) error {
+			if err := m.createSequences(tx, stmt); err != nil {
+				return err
+			}
 			sql, vars := m.createTableSQL(stmt, value)
 			if err := tx.Exec(sql, vars...).Error; err != nil {
 				return err
