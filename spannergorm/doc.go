@@ -12,12 +12,13 @@
 // which the driver turns into Spanner parameters. RETURNING is rendered as
 // THEN RETURN and read through QueryContext, so Create fills
 // database-generated keys. clause.OnConflict becomes INSERT OR UPDATE
-// (UpdateAll) or INSERT OR IGNORE (DoNothing); any other form, or a
-// conflict target other than the primary key, fails with ErrOnConflict
-// (gRPC code Unimplemented). GORM saves associations with an OnConflict
-// that updates only the foreign key, which Spanner cannot express; a
-// session with FullSaveAssociations makes it UpdateAll (INSERT OR UPDATE),
-// as with go-gorm-spanner. An OFFSET without LIMIT gets the largest
+// (UpdateAll) or INSERT OR IGNORE (DoNothing). A DoUpdates of some columns
+// on the primary key, which is how GORM saves has-one and has-many
+// children, becomes an UPDATE of those columns for the keys being
+// inserted followed by INSERT OR IGNORE, in one transaction: rows that
+// exist get only the asked columns, missing rows are inserted. Any other
+// conflict target fails with ErrOnConflict (gRPC code Unimplemented). An
+// OFFSET without LIMIT gets the largest
 // LIMIT, which GoogleSQL requires. Updates never set primary key columns.
 //
 // # Types
