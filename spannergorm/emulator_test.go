@@ -243,3 +243,57 @@ func TestEmulatorSequences(t *testing.T) {
 		}
 	})
 }
+
+// Artist has a composite index, a unique field and a generated column.
+type Artist struct {
+	ID      int64  `gorm:"primaryKey;autoIncrement:false"`
+	Name    string `gorm:"index:idx_artists_name_country,priority:1"`
+	Country string `gorm:"size:2;index:idx_artists_name_country,priority:2"`
+	Email   string `gorm:"unique"`
+	Shout   string `gorm:"->;type:STRING(MAX) AS (CONCAT(name, '!')) STORED;default:(-)"`
+}
+
+// TestEmulatorGetIndexesAndGeneratedColumns: after AutoMigrate, GetIndexes
+// lists the primary key, the composite index with its columns in order
+// and the unique field's index, as the engine has them; AlterColumn of
+// the generated column sends nothing (the engine would refuse to make it
+// a plain column), the generated value reads back, and a second migration
+// has nothing to send.
+func TestEmulatorGetIndexesAndGeneratedColumns(t *testing.T) {
+	t.Parallel()
+	db := openEmulator(t, spannergorm.Config{})
+	if err := db.AutoMigrate(&Artist{}); err != nil {
+		t.Fatal(err)
+	}
+	idxs, err := db.Migrator().GetIndexes(&Artist{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, idx := range idxs {
+		pk, _ := idx.PrimaryKey()
+		unique, _ := idx.Unique()
+		got = append(got, fmt.Sprintf("%s %v pk=%v unique=%v", idx.Name(), idx.Columns(), pk, unique))
+	}
+	want := []string{
+		"PRIMARY_KEY [id] pk=true unique=true",
+		"idx_artists_name_country [name country] pk=false unique=false",
+		"uni_artists_email [email] pk=false unique=true",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("GetIndexes\n got %q\nwant %q", got, want)
+	}
+	if err := db.Migrator().AlterColumn(&Artist{}, "Shout"); err != nil {
+		t.Fatalf("AlterColumn of the generated column: %v", err)
+	}
+	if err := db.Create(&Artist{ID: 1, Name: "Ann", Country: "NL", Email: "a@x"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	var a Artist
+	if err := db.First(&a, 1).Error; err != nil || a.Shout != "Ann!" {
+		t.Fatalf("generated column read back %q, %v", a.Shout, err)
+	}
+	if again, err := spannergorm.MigrationStatements(db, &Artist{}); err != nil || len(again) != 0 {
+		t.Errorf("second migration = %q, %v; want none", again, err)
+	}
+}

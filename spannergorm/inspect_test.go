@@ -2,6 +2,7 @@ package spannergorm
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/DATA-DOG/go-sqlmock"
@@ -81,5 +82,47 @@ func TestMigrationStatementsDryRun(t *testing.T) {
 	want := append(append([]string{}, bandDDL...), albumDDL)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("statements:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestAlterColumnLeavesGeneratedColumns: AlterColumn asks
+// INFORMATION_SCHEMA whether the column is generated and sends nothing
+// for one that is.
+func TestAlterColumnLeavesGeneratedColumns(t *testing.T) {
+	db, mock := newMock(t, Config{})
+	mock.ExpectQuery(generatedSQL).WithArgs("", "singers", "name").WillReturnRows(countRows(1))
+	if err := db.Migrator().AlterColumn(&Singer{}, "Name"); err != nil {
+		t.Fatal(err)
+	}
+	mock.ExpectQuery(generatedSQL).WithArgs("", "singers", "name").WillReturnRows(countRows(0))
+	mock.ExpectExec("ALTER TABLE `singers` ALTER COLUMN `name` STRING(100) NOT NULL").WillReturnResult(sqlResult(0))
+	if err := db.Migrator().AlterColumn(&Singer{}, "Name"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGetIndexes: one index per name with its key columns in order, the
+// primary key marked, from one INFORMATION_SCHEMA query.
+func TestGetIndexes(t *testing.T) {
+	db, mock := newMock(t, Config{})
+	mock.ExpectQuery(indexesSQL).WithArgs("", "singers").WillReturnRows(
+		sqlmock.NewRows([]string{"INDEX_NAME", "IS_UNIQUE", "INDEX_TYPE", "COLUMN_NAME"}).
+			AddRow("PRIMARY_KEY", true, "PRIMARY_KEY", "id").
+			AddRow("idx_name_active", false, "INDEX", "name").
+			AddRow("idx_name_active", false, "INDEX", "active"))
+	idxs, err := db.Migrator().GetIndexes(&Singer{})
+	if err != nil || len(idxs) != 2 {
+		t.Fatalf("GetIndexes = %v, %v", idxs, err)
+	}
+	pk, _ := idxs[0].PrimaryKey()
+	uniq, _ := idxs[0].Unique()
+	if idxs[0].Name() != "PRIMARY_KEY" || !pk || !uniq || !slices.Equal(idxs[0].Columns(), []string{"id"}) {
+		t.Errorf("primary key index %+v", idxs[0])
+	}
+	pk, _ = idxs[1].PrimaryKey()
+	uniq, _ = idxs[1].Unique()
+	if idxs[1].Name() != "idx_name_active" || pk || uniq || idxs[1].Table() != "singers" ||
+		!slices.Equal(idxs[1].Columns(), []string{"name", "active"}) {
+		t.Errorf("secondary index %+v", idxs[1])
 	}
 }

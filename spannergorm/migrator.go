@@ -266,7 +266,8 @@ func (m Migrator) AddColumn(value any, name string) error {
 	return m.alterField(value, name, "ALTER TABLE ? ADD COLUMN ? ?")
 }
 
-// AlterColumn changes a column to the field's definition.
+// AlterColumn changes a column to the field's definition; a generated
+// column is left alone.
 func (m Migrator) AlterColumn(value any, name string) error {
 	return m.alterField(value, name, "ALTER TABLE ? ALTER COLUMN ? ?")
 }
@@ -278,6 +279,9 @@ func (m Migrator) alterField(value any, name, sql string) error {
 			return fmt.Errorf("spannergorm: model %s has no field %q", stmt.Schema.Name, name)
 		}
 		if f.IgnoreMigration {
+			return nil
+		}
+		if strings.HasPrefix(sql, "ALTER TABLE ? ALTER COLUMN") && m.isGenerated(stmt.Table, f.DBName) {
 			return nil
 		}
 		return m.DB.Exec(sql, m.CurrentTable(stmt), clause.Column{Name: f.DBName},

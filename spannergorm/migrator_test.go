@@ -125,6 +125,7 @@ func TestAutoMigrateExistingTableAddsAndAltersColumns(t *testing.T) {
 			AddRow("title", "STRING(50)", "YES", nil))
 	// title is STRING(50) in the database and STRING(MAX) in the model;
 	// year is missing.
+	mock.ExpectQuery(generatedSQL).WithArgs("", "albums", "title").WillReturnRows(countRows(0))
 	expectExec(mock,
 		"ALTER TABLE `albums` ALTER COLUMN `title` STRING(MAX)",
 		"ALTER TABLE `albums` ADD COLUMN `year` INT64 NOT NULL DEFAULT (1970)",
