@@ -59,9 +59,17 @@ type Member struct {
 	Name   string
 }
 
+// Seat has a key of two columns.
+type Seat struct {
+	Hall   int64 `gorm:"primaryKey;autoIncrement:false"`
+	Seat   int64 `gorm:"primaryKey;autoIncrement:false"`
+	Holder string
+	Price  int64
+}
+
 // Models are the models to migrate before Run.
 func Models() []any {
-	return []any{&Publisher{}, &Author{}, &Book{}, &Profile{}, &Tag{}, &Band{}, &Member{}}
+	return []any{&Publisher{}, &Author{}, &Book{}, &Profile{}, &Tag{}, &Band{}, &Member{}, &Seat{}}
 }
 
 // Run runs the scenario; open returns a GORM handle on a new database
@@ -118,6 +126,22 @@ func Run(t *testing.T, open func(t *testing.T) *gorm.DB) {
 		wantBook(t, db, 10, 99, "fixed")
 		wantBook(t, db, 14, 98, "w")
 	})
+	t.Run("CompositeKey", func(t *testing.T) {
+		t.Parallel()
+		db := open(t)
+		must(t, db.Create(&[]Seat{{Hall: 1, Seat: 1, Holder: "a", Price: 5}, {Hall: 1, Seat: 2, Holder: "b", Price: 5}}).Error)
+		seats := []Seat{{Hall: 1, Seat: 1, Holder: "x", Price: 9}, {Hall: 1, Seat: 2, Holder: "y", Price: 9}, {Hall: 2, Seat: 1, Holder: "z", Price: 9}}
+		oc := clause.OnConflict{DoUpdates: clause.AssignmentColumns([]string{"holder"})}
+		if err := db.Clauses(oc).Create(&seats).Error; err != nil {
+			t.Fatalf("upsert on a two-column key: %v", err)
+		}
+		var got []Seat
+		must(t, db.Order("hall, seat").Find(&got).Error)
+		want := []Seat{{1, 1, "x", 5}, {1, 2, "y", 5}, {2, 1, "z", 9}}
+		if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+			t.Fatalf("seats %+v, want %+v", got, want)
+		}
+	})
 	t.Run("FailureLeavesNothing", func(t *testing.T) {
 		t.Parallel()
 		db := open(t)
@@ -146,9 +170,22 @@ func Run(t *testing.T, open func(t *testing.T) *gorm.DB) {
 		if err := db.Create(&b).Error; err != nil {
 			t.Fatalf("Create with new children: %v", err)
 		}
+		// A batch where one row gives its key and one leaves it to the
+		// database (DEFAULT): only the first can exist.
+		mixed := []Member{{ID: b.Members[0].ID, BandID: b.ID, Name: "x2"}, {BandID: b.ID, Name: "z"}}
+		oc := clause.OnConflict{DoUpdates: clause.AssignmentColumns([]string{"name"})}
+		if err := db.Clauses(oc).Create(&mixed).Error; err != nil {
+			t.Fatalf("upsert of a row with its key and a row without: %v", err)
+		}
+		if mixed[1].ID == 0 {
+			t.Errorf("new member's key not returned: %+v", mixed)
+		}
 		var got Band
-		must(t, db.Preload("Members").First(&got, b.ID).Error)
-		if len(got.Members) != 2 || b.Members[0].ID == 0 || b.Members[0].BandID != b.ID || got.Members[0].BandID != b.ID {
+		must(t, db.Preload("Members", func(db *gorm.DB) *gorm.DB { return db.Order("name") }).First(&got, b.ID).Error)
+		if len(got.Members) != 3 || got.Members[0].Name != "x2" || got.Members[2].Name != "z" {
+			t.Fatalf("members after the mixed upsert %+v", got.Members)
+		}
+		if b.Members[0].ID == 0 || b.Members[0].BandID != b.ID || got.Members[0].BandID != b.ID {
 			t.Fatalf("band %+v, members %+v", got, b.Members)
 		}
 	})
