@@ -91,3 +91,21 @@ func TestDefaultSequenceKindRefused(t *testing.T) {
 		t.Errorf("sequence tag on a non-key field: %v, want ErrConfig", err)
 	}
 }
+
+// TestAutoMigrateDryRun: go-gorm-spanner's AutoMigrateDryRun, through its
+// SpannerMigrator interface, returns the statements and sends none
+// (sqlmock fails on any Exec).
+func TestAutoMigrateDryRun(t *testing.T) {
+	db, mock := newMock(t, Config{DefaultSequenceKind: "DISABLED"})
+	expectTableMissing(mock, "counters")
+	mg, ok := db.Migrator().(SpannerMigrator)
+	if !ok {
+		t.Fatalf("%T is not a SpannerMigrator", db.Migrator())
+	}
+	stmts, err := mg.AutoMigrateDryRun(&Counter{})
+	if err != nil || len(stmts) != 2 ||
+		stmts[0].SQL != "CREATE SEQUENCE IF NOT EXISTS `counters_seq` OPTIONS (sequence_kind = \"bit_reversed_positive\")" ||
+		stmts[1].SQL != "CREATE TABLE `counters` (`id` INT64 DEFAULT (GET_NEXT_SEQUENCE_VALUE(SEQUENCE `counters_seq`)), `name` STRING(MAX)) PRIMARY KEY (`id`)" {
+		t.Fatalf("AutoMigrateDryRun = %v, %v", stmts, err)
+	}
+}

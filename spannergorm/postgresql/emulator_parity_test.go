@@ -88,3 +88,29 @@ func TestEmulatorLimitIsParameter(t *testing.T) {
 		t.Errorf("query texts\n got %q\nwant %q", texts, want)
 	}
 }
+
+// TestEmulatorAutoMigrateDryRun: go-gorm-spanner's AutoMigrateDryRun,
+// through its SpannerMigrator interface, returns the statements of a
+// migration and sends none; AutoMigrate then creates the table and a
+// second dry run is empty.
+func TestEmulatorAutoMigrateDryRun(t *testing.T) {
+	t.Parallel()
+	db := openEmulator(t, spannerpg.SpannerConfig{})
+	mg, ok := db.Migrator().(spannerpg.SpannerMigrator)
+	if !ok {
+		t.Fatalf("%T is not a SpannerMigrator", db.Migrator())
+	}
+	stmts, err := mg.AutoMigrateDryRun(&Page{})
+	if err != nil || len(stmts) != 1 || stmts[0].SQL != `CREATE TABLE "pages" ("id" bigint,"name" varchar,PRIMARY KEY ("id"))` {
+		t.Fatalf("AutoMigrateDryRun = %v, %v", stmts, err)
+	}
+	if db.Migrator().HasTable(&Page{}) {
+		t.Fatal("the dry run created the table")
+	}
+	if err := db.AutoMigrate(&Page{}); err != nil {
+		t.Fatal(err)
+	}
+	if stmts, err := mg.AutoMigrateDryRun(&Page{}); err != nil || len(stmts) != 0 {
+		t.Fatalf("second dry run = %v, %v; want none", stmts, err)
+	}
+}
