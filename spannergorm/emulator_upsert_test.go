@@ -17,20 +17,34 @@ import (
 // leaves nothing, on a GoogleSQL database (upserttest.Run).
 func TestEmulatorAssociationSaves(t *testing.T) {
 	t.Parallel()
+	upserttest.Run(t, func(t *testing.T) *gorm.DB { return openUpsertDB(t, "") })
+}
+
+// TestEmulatorAssociationSavesAutoBatchDML: the same scenario with
+// auto_batch_dml, where a Create's UPDATE and INSERTs reach Spanner as one
+// ExecuteBatchDml (TestFakeAssociationSaveCost counts it).
+func TestEmulatorAssociationSavesAutoBatchDML(t *testing.T) {
+	t.Parallel()
 	upserttest.Run(t, func(t *testing.T) *gorm.DB {
-		edb := emulatortest.NewDatabase(t)
-		db, err := gorm.Open(spannergorm.New(spannergorm.Config{DSN: edb.DSN()}), &gorm.Config{Logger: logger.Discard})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if sqlDB, err := db.DB(); err == nil {
-				_ = sqlDB.Close()
-			}
-		})
-		if err := db.AutoMigrate(upserttest.Models()...); err != nil {
-			t.Fatalf("AutoMigrate: %v", err)
-		}
-		return db
+		return openUpsertDB(t, ";auto_batch_dml=true;auto_batch_dml_update_count_verification=false")
 	})
 }
+
+func openUpsertDB(t *testing.T, options string) *gorm.DB {
+	t.Helper()
+	edb := emulatortest.NewDatabase(t)
+	db, err := gorm.Open(spannergorm.New(spannergorm.Config{DSN: edb.DSN() + options}), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if sqlDB, err := db.DB(); err == nil {
+			_ = sqlDB.Close()
+		}
+	})
+	if err := db.AutoMigrate(upserttest.Models()...); err != nil {
+		t.Fatalf("AutoMigrate: %v", err)
+	}
+	return db
+}
+

@@ -63,6 +63,7 @@ func TestFakeAssociationSaveCost(t *testing.T) {
 		}
 		return countRPCs(s)
 	}
+	batched := openBatched(t, s)
 	for _, n := range []int{1, 10, 100} {
 		owner := func(base int64) *Owner {
 			o := &Owner{ID: base, Name: "o"}
@@ -85,6 +86,11 @@ func TestFakeAssociationSaveCost(t *testing.T) {
 				return tx.Create(&pets).Error
 			})
 		})
+		auto := measure(func() error { return batched.Create(owner(3)).Error })
+		if auto.statements != 0 || auto.rpcs != 2 {
+			t.Errorf("n=%d: with auto_batch_dml %+v; want one ExecuteBatchDml and the Commit", n, auto)
+		}
+		t.Logf("n=%d: association save with auto_batch_dml: %d RPCs", n, auto.rpcs)
 		t.Logf("n=%d: association save %d statements, %d RPCs; plain insert %d statements, %d RPCs",
 			n, assoc.statements, assoc.rpcs, plain.statements, plain.rpcs)
 		if assoc.statements != 3 || assoc.statements != plain.statements+1 || assoc.rpcs != plain.rpcs+1 {
@@ -95,4 +101,20 @@ func TestFakeAssociationSaveCost(t *testing.T) {
 			t.Errorf("n=%d: statements %q", n, assoc.sql)
 		}
 	}
+}
+
+// openBatched opens GORM on s with auto_batch_dml: the DML of a
+// transaction is sent as one ExecuteBatchDml before the commit. The
+// children's UPDATE may change no row, so the reported counts are not
+// checked.
+func openBatched(t *testing.T, s *fakespanner.Server) *gorm.DB {
+	t.Helper()
+	db, err := gorm.Open(New(Config{DSN: s.Addr() + "/projects/p/instances/i/databases/d;usePlainText=true;auto_batch_dml=true;auto_batch_dml_update_count_verification=false"}),
+		&gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB, _ := db.DB()
+	t.Cleanup(func() { sqlDB.Close() })
+	return db
 }
