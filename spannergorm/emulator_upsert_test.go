@@ -47,4 +47,3 @@ func openUpsertDB(t *testing.T, options string) *gorm.DB {
 	}
 	return db
 }
-
