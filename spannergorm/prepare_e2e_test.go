@@ -141,3 +141,45 @@ func TestE2EAutoMigrateInTransaction(t *testing.T) {
 		}
 	}
 }
+
+// TestE2EPrepareStmtDMLBatch: with PrepareStmt, a DML batch (START BATCH
+// DML ... RUN BATCH, as in go-gorm-spanner's batch_dml sample) runs in a
+// transaction (gorm.PreparedStmtTX) and on one connection (db.Connection,
+// with SkipDefaultTransaction).
+func TestE2EPrepareStmtDMLBatch(t *testing.T) {
+	db := openEmbeddedWith(t, gorm.Config{PrepareStmt: true})
+	if err := db.AutoMigrate(&Singer{}); err != nil {
+		t.Fatal(err)
+	}
+	for id := int64(1); id <= 4; id++ {
+		if err := db.Create(&Singer{ID: id, Name: "s"}).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := func(tx *gorm.DB, ids ...int64) error {
+		if err := tx.Exec("START BATCH DML").Error; err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := tx.Model(&Singer{ID: id}).Update("active", true).Error; err != nil {
+				return err
+			}
+		}
+		return tx.Exec("RUN BATCH").Error
+	}
+	if err := spannergorm.RunTransaction(context.Background(), db, func(tx *gorm.DB) error { return batch(tx, 1, 2) }); err != nil {
+		t.Fatalf("DML batch in a transaction: %v", err)
+	}
+	// Outside a transaction GORM's default transaction would begin one on
+	// the connection, which a batch refuses (as go-sql-spanner does).
+	if err := db.Session(&gorm.Session{SkipDefaultTransaction: true}).Connection(func(tx *gorm.DB) error {
+		return batch(tx, 3)
+	}); err != nil {
+		t.Fatalf("DML batch on a connection: %v", err)
+	}
+	var active []int64
+	if err := db.Model(&Singer{}).Where("active").Order("id").Pluck("id", &active).Error; err != nil ||
+		len(active) != 3 || active[0] != 1 || active[2] != 3 {
+		t.Fatalf("active singers %v, %v; want 1 2 3", active, err)
+	}
+}
