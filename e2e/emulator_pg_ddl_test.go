@@ -125,8 +125,10 @@ func TestEmulatorPGDDL(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = tx.ExecContext(ctx, "CREATE TABLE x (id bigint primary key)")
-	emuWantCode(t, err, codes.FailedPrecondition)
+	// Rolled back first: a transaction left open would hold c's Close
+	// (deferred) until the test's context ends.
 	tx.Rollback()
+	emuWantCode(t, err, codes.FailedPrecondition)
 }
 
 // TestEmulatorPGDDLBatch: on a PostgreSQL database START BATCH DDL / RUN
