@@ -66,9 +66,7 @@ func (c *Conn) beginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 			return nil, err
 		}
 	} else {
-		if err := c.enterReadWrite(ctx); err != nil {
-			return nil, err
-		}
+		c.deferReadWrite()
 		retry := c.props().RetryAbortsInternally && flags&IsolationDisableRetryAborts == 0
 		t = c.newReadWrite(session, iso, retry)
 	}
@@ -114,7 +112,16 @@ func (c *Conn) commit(ctx context.Context) error {
 	}
 	cctx, cancel := c.withTxnDeadline(ctx, t) // transaction_timeout bounds the commit
 	defer cancel()
-	err := c.commitReplaying(cctx, t)
+	// On the emulator a transaction that only buffered mutations enters
+	// the gate here (a statement would have); one that did nothing sends
+	// nothing and waits for nothing.
+	var err error
+	if t.Started() {
+		err = c.sessions.EnterPendingReadWrite(cctx)
+	}
+	if err == nil {
+		err = c.commitReplaying(cctx, t)
+	}
 	committed = err == nil
 	if err != nil {
 		t.RollbackAfterFailure(ctx)

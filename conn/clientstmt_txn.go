@@ -123,14 +123,7 @@ func (c *Conn) replaceTxn(old *txn, readOnly bool) (*txn, error) {
 		}
 	} else {
 		if old.ReadOnly() {
-			// As BeginTx does for a read-write transaction (emulator).
-			ctx := old.ctx
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			if err := c.enterReadWrite(ctx); err != nil {
-				return nil, err
-			}
+			c.deferReadWrite() // as BeginTx does for a read-write transaction (emulator)
 		}
 		t = c.newReadWrite(old.Session(), spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.props().RetryAbortsInternally)
 	}

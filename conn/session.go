@@ -21,3 +21,9 @@ func (c *Conn) enterReadWrite(ctx context.Context) error { return c.sessions.Ent
 // leaveReadWrite ends what enterReadWrite began. Safe to call when nothing
 // was entered.
 func (c *Conn) leaveReadWrite() { c.sessions.LeaveReadWrite() }
+
+// deferReadWrite is called when a read-write transaction opens: on the
+// emulator its first statement or its commit enters the gate, as the
+// emulator takes its lock at the first read or write (an open transaction
+// that started nothing holds nothing); it does nothing elsewhere.
+func (c *Conn) deferReadWrite() { c.sessions.DeferReadWrite() }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -286,6 +287,89 @@ func TestEmulatorNestedTransactionsInOneGoroutine(t *testing.T) {
 	}
 	if got := counterValue(ctx, t, db, 1); got != 10 {
 		t.Errorf("row 1: %d, want 10", got)
+	}
+}
+
+// A read-write transaction that is open but has started nothing holds
+// nothing, as on the emulator itself (it takes its lock at a transaction's
+// first read or write): writes on other connections do not wait for it.
+// GORM's db.Transaction around writes done on db instead of tx (as
+// go-gorm-spanner's sample application does) made each of those writes wait
+// the gate's stall (500ms) when BeginTx entered the gate. Each write here
+// has less than the stall: one that waited for the idle transaction fails.
+func TestEmulatorIdleTransactionHoldsNothing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := openEmulatorDB(t, 2)
+
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for i := range 3 {
+		wctx, wcancel := context.WithTimeout(ctx, 450*time.Millisecond)
+		_, err := db.ExecContext(wctx, "UPDATE Counters SET Value = Value + 1 WHERE Id = 1")
+		wcancel()
+		if err != nil {
+			t.Fatalf("write %d beside an idle transaction: %v", i, err)
+		}
+	}
+	// The transaction that waited still works: it enters at its first
+	// statement and commits.
+	if _, err := tx.ExecContext(ctx, "UPDATE Counters SET Value = Value + 10 WHERE Id = 0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := counterValue(ctx, t, db, 0); got != 10 {
+		t.Errorf("row 0: %d, want 10", got)
+	}
+	if got := counterValue(ctx, t, db, 1); got != 3 {
+		t.Errorf("row 1: %d, want 3", got)
+	}
+
+	// A transaction that only buffers mutations enters at its commit, and
+	// the commit waits for a transaction that holds the gate instead of
+	// being aborted by the emulator.
+	holder, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.ExecContext(ctx, "UPDATE Counters SET Value = Value + 1 WHERE Id = 0"); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mtx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Raw(func(dc any) error {
+		return dc.(spannerdriver.SpannerConn).BufferWrite([]*spanner.Mutation{
+			spanner.Update("Counters", []string{"Id", "Value"}, []any{int64(1), int64(100)}),
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mtx.Commit() }()
+	time.Sleep(50 * time.Millisecond)
+	if err := holder.Commit(); err != nil {
+		t.Fatalf("the holder's commit: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("commit of buffered mutations: %v", err)
+	}
+	if got := counterValue(ctx, t, db, 0); got != 11 {
+		t.Errorf("row 0: %d, want 11", got)
+	}
+	if got := counterValue(ctx, t, db, 1); got != 100 {
+		t.Errorf("row 1: %d, want 100", got)
 	}
 }
 

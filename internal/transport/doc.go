@@ -87,9 +87,9 @@
 // SessionLease therefore hands out a regular session of its own (created
 // on first use, deleted when the connection closes) instead of the
 // multiplexed one, and the read-write work of the process (read-write
-// transactions from BeginTx to the end, autocommit and partitioned DML,
-// Apply, DDL: the connection calls EnterReadWrite and LeaveReadWrite
-// around it) passes a per-database gate one at a time. A waiter goes ahead
+// transactions from their first statement to the end, autocommit and
+// partitioned DML, Apply, DDL: the connection calls EnterReadWrite, or
+// DeferReadWrite at BeginTx, and LeaveReadWrite around it) passes a per-database gate one at a time. A waiter goes ahead
 // without the gate when the holder has started nothing for half a second
 // (a goroutine holding one transaction while it waits for another),
 // leaving the rest to the emulator's aborts and the replay. emulator.go

@@ -42,11 +42,14 @@ import (
 //     use and deleted when the connection closes (session_lease.go):
 //     a connection runs one transaction at a time, so no transaction ends
 //     another and a read-only transaction stays one snapshot.
-//   - Read-write work of one process (read-write transactions from
-//     BeginTx to Commit or Rollback, autocommit DML, partitioned DML,
-//     Apply, DDL) passes a gate, one per database, that lets one at a time
-//     proceed, so this process's transactions do not abort one another
-//     and its DDL is not refused because of them.
+//   - Read-write work of one process (read-write transactions from their
+//     first statement, or the commit of their buffered mutations, to
+//     Commit or Rollback; autocommit DML, partitioned DML, Apply, DDL)
+//     passes a gate, one per database, that lets one at a time proceed,
+//     so this process's transactions do not abort one another and its DDL
+//     is not refused because of them. A transaction enters where the
+//     emulator takes its lock, not at BeginTx (DeferReadWrite): one that
+//     is open but has started nothing holds nothing.
 //     A waiter waits while the holder makes progress; when the holder has
 //     started no statement for emulatorStall (a goroutine that holds one
 //     transaction and waits for another to finish, or a transaction left

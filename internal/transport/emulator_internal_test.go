@@ -130,3 +130,68 @@ func TestEmulatorGateStalledHolder(t *testing.T) {
 	}
 	g.leave()
 }
+
+// A read-write transaction that opened (DeferReadWrite) holds nothing until
+// its first statement asks for the session, which enters the gate once;
+// EnterPendingReadWrite does the same for a commit of buffered mutations,
+// and LeaveReadWrite forgets a transaction that never started.
+func TestEmulatorDeferredReadWrite(t *testing.T) {
+	ctx := context.Background()
+	c := &Client{emulator: &emulatorState{gate: newEmulatorGate(time.Hour)}}
+	g := c.emulator.gate
+	l := c.NewSessionLease()
+	l.emu.session = "s" // no session to create
+
+	l.DeferReadWrite()
+	if len(g.sem) != 0 || l.emu.gated {
+		t.Fatal("an open transaction that started nothing holds the gate")
+	}
+	if s, err := l.Session(ctx); err != nil || s != "s" {
+		t.Fatalf("Session: %q, %v", s, err)
+	}
+	if len(g.sem) != 1 || !l.emu.gated || l.emu.pending {
+		t.Fatalf("the first statement did not enter the gate: held %d, gated %v, pending %v", len(g.sem), l.emu.gated, l.emu.pending)
+	}
+	if _, err := l.Session(ctx); err != nil || len(g.sem) != 1 {
+		t.Fatalf("a second statement: %v, gate count %d", err, len(g.sem))
+	}
+	l.LeaveReadWrite()
+	if len(g.sem) != 0 || l.emu.gated {
+		t.Fatal("LeaveReadWrite kept the gate")
+	}
+
+	// Buffered mutations only: the commit enters.
+	l.DeferReadWrite()
+	if err := l.EnterPendingReadWrite(ctx); err != nil || len(g.sem) != 1 || !l.emu.gated {
+		t.Fatalf("EnterPendingReadWrite: %v, gate count %d", err, len(g.sem))
+	}
+	l.LeaveReadWrite()
+
+	// A transaction that never started: Leave forgets it, and a later
+	// single-use read does not enter the gate.
+	l.DeferReadWrite()
+	l.LeaveReadWrite()
+	if _, err := l.Session(ctx); err != nil || len(g.sem) != 0 || l.emu.gated {
+		t.Fatalf("after an empty transaction Session entered the gate (%v, count %d)", err, len(g.sem))
+	}
+	if err := l.EnterPendingReadWrite(ctx); err != nil || len(g.sem) != 0 {
+		t.Fatalf("EnterPendingReadWrite with nothing pending: %v, gate count %d", err, len(g.sem))
+	}
+
+	// While another holds the gate, the first statement waits for it and
+	// ends with its context.
+	if held, _ := g.enter(ctx); !held {
+		t.Fatal("could not take the gate")
+	}
+	l.DeferReadWrite()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := l.Session(cctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Session while another holds the gate, context ended: %v", err)
+	}
+	g.leave()
+	if _, err := l.Session(ctx); err != nil || !l.emu.gated {
+		t.Fatalf("Session once the gate is free: %v, gated %v", err, l.emu.gated)
+	}
+	l.LeaveReadWrite()
+}

@@ -28,6 +28,10 @@ type SessionLease struct {
 type emulatorLease struct {
 	session string // the connection's regular session; "" until first use
 	gated   bool   // the connection holds the database's read-write gate
+	// pending: a read-write transaction is open that has not entered the
+	// gate yet; its first statement (Session) or its commit
+	// (EnterPendingReadWrite) does.
+	pending bool
 }
 
 // deleteSessionTimeout bounds the DeleteSession of a closing connection.
@@ -65,6 +69,10 @@ func (l *SessionLease) emulatorSession(ctx context.Context) (string, error) {
 	e := l.emu
 	if e.gated {
 		l.client.emulator.gate.touch()
+	} else if e.pending {
+		if err := l.enterPending(ctx); err != nil {
+			return "", err
+		}
 	}
 	if e.session == "" {
 		name, err := l.client.createRegularSession(ctx)
@@ -111,10 +119,51 @@ func (l *SessionLease) enterGate(ctx context.Context) error {
 	return err
 }
 
-// LeaveReadWrite ends what EnterReadWrite began: the gate, if held, goes
-// to the next waiter. Safe to call when nothing was entered.
+// DeferReadWrite is called when a read-write transaction opens. The
+// emulator takes its database lock at a transaction's first read or write,
+// not at BeginTransaction, so the transaction enters the gate there too:
+// at its first statement (the Session call that builds it) or, when it
+// only buffered mutations, at its commit (EnterPendingReadWrite). A
+// transaction that is open but has started nothing holds nothing, and the
+// process's other writes do not wait for it (GORM's db.Transaction around
+// work done on db, for example). Elsewhere it does nothing.
+func (l *SessionLease) DeferReadWrite() {
+	if e := l.emu; e != nil && !e.gated {
+		e.pending = true
+	}
+}
+
+// EnterPendingReadWrite enters the gate for the open read-write
+// transaction if DeferReadWrite left that to later (a commit of buffered
+// mutations); otherwise it does nothing.
+func (l *SessionLease) EnterPendingReadWrite(ctx context.Context) error {
+	if e := l.emu; e != nil && e.pending && !e.gated {
+		return l.enterPending(ctx)
+	}
+	return nil
+}
+
+// enterPending waits for the gate once for a deferred transaction: held
+// or gone ahead after a stalled holder, the transaction does not wait
+// again.
+func (l *SessionLease) enterPending(ctx context.Context) error {
+	if err := l.enterGate(ctx); err != nil {
+		return err
+	}
+	l.emu.pending = false
+	return nil
+}
+
+// LeaveReadWrite ends what EnterReadWrite or DeferReadWrite began: the
+// gate, if held, goes to the next waiter. Safe to call when nothing was
+// entered.
 func (l *SessionLease) LeaveReadWrite() {
-	if e := l.emu; e != nil && e.gated {
+	e := l.emu
+	if e == nil {
+		return
+	}
+	e.pending = false
+	if e.gated {
 		e.gated = false
 		l.client.emulator.gate.leave()
 	}
