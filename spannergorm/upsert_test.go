@@ -134,3 +134,21 @@ func TestUpsertExcludedColumnNotInserted(t *testing.T) {
 		t.Fatalf("err = %v, want ErrUpsertAssignment", err)
 	}
 }
+
+// TestUpsertOwnTransaction: under SkipDefaultTransaction the UPDATE and
+// INSERT of an explicit upsert run in a transaction of their own, which
+// also holds what the Create does after them (the children's save), as
+// GORM's own transaction would.
+func TestUpsertOwnTransaction(t *testing.T) {
+	db, mock := newMock(t, Config{})
+	mock.ExpectBegin()
+	mock.ExpectExec("UPDATE `owners` SET `name`=? WHERE `id` = ?").WithArgs("o", 1).WillReturnResult(sqlResult(1))
+	mock.ExpectExec("INSERT OR IGNORE INTO `owners` (`id`,`name`) VALUES (?,?)").WithArgs(1, "o").WillReturnResult(sqlResult(0))
+	mock.ExpectExec("UPDATE `pets` SET `owner_id`=? WHERE `id` = ?").WithArgs(1, 10).WillReturnResult(sqlResult(1))
+	mock.ExpectExec("INSERT OR IGNORE INTO `pets` (`id`,`owner_id`,`name`) VALUES (?,?,?)").WithArgs(10, 1, "a").WillReturnResult(sqlResult(0))
+	mock.ExpectCommit()
+	oc := clause.OnConflict{DoUpdates: clause.AssignmentColumns([]string{"name"})}
+	if err := db.Clauses(oc).Create(&Owner{ID: 1, Name: "o", Pets: []Pet{{ID: 10, Name: "a"}}}).Error; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,9 +1,11 @@
 package gormcore
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -38,7 +40,10 @@ func RegisterUpsert(db *gorm.DB) error {
 	if err := create.Before("gorm:create").Register("spanner:upsert", upsert); err != nil {
 		return err
 	}
-	return create.After("gorm:create").Register("spanner:upsert_end", endUpsert)
+	// The transaction upsert begins ends where GORM's own would: after the
+	// associations and the AfterCreate hooks.
+	return create.After("gorm:after_create").Before("gorm:commit_or_rollback_transaction").
+		Register("spanner:upsert_end", endUpsert)
 }
 
 // ErrUpsertAssignment is the error of a DO UPDATE assignment that the
@@ -76,22 +81,43 @@ func upsert(db *gorm.DB) {
 		return
 	}
 	if _, inTx := stmt.ConnPool.(gorm.TxCommitter); !inTx {
-		if _, canBegin := stmt.ConnPool.(gorm.TxBeginner); canBegin {
-			tx := db.Session(&gorm.Session{NewDB: true, Context: stmt.Context}).Begin()
-			if tx.Error != nil {
-				_ = db.AddError(tx.Error)
-				return
-			}
+		tx := db.Session(&gorm.Session{NewDB: true, Context: stmt.Context}).Begin()
+		switch {
+		case tx.Error == nil:
+			db.InstanceSet(upsertTxKey, ownTx{tx: tx, pool: stmt.ConnPool})
 			stmt.ConnPool = tx.Statement.ConnPool
-			db.InstanceSet(upsertTxKey, tx)
+		case errors.Is(tx.Error, gorm.ErrInvalidTransaction):
+			// A pool that cannot begin one (a recording pool): as is.
+		default:
+			_ = db.AddError(tx.Error)
+			return
 		}
 	}
 	for _, u := range updates {
-		if _, err := stmt.ConnPool.ExecContext(stmt.Context, u.SQL.String(), u.Vars...); err != nil {
+		sql := u.SQL.String()
+		begin := time.Now()
+		res, err := stmt.ConnPool.ExecContext(stmt.Context, sql, u.Vars...)
+		if db.Logger != nil {
+			db.Logger.Trace(stmt.Context, begin, func() (string, int64) {
+				var n int64 = -1
+				if err == nil {
+					n, _ = res.RowsAffected()
+				}
+				return db.Dialector.Explain(sql, u.Vars...), n
+			}, err)
+		}
+		if err != nil {
 			_ = db.AddError(err)
 			return
 		}
 	}
+}
+
+// ownTx is the transaction upsert began for a Create that had none, and
+// the pool to give the statement back after it.
+type ownTx struct {
+	tx   *gorm.DB
+	pool gorm.ConnPool
 }
 
 // endUpsert commits or rolls back the transaction that upsert began.
@@ -100,12 +126,13 @@ func endUpsert(db *gorm.DB) {
 	if !ok {
 		return
 	}
-	tx := v.(*gorm.DB)
+	own := v.(ownTx)
+	db.Statement.ConnPool = own.pool
 	if db.Error != nil {
-		_ = tx.Rollback()
+		_ = own.tx.Rollback()
 		return
 	}
-	_ = db.AddError(tx.Commit().Error)
+	_ = db.AddError(own.tx.Commit().Error)
 }
 
 // partialUpsert returns the statement's ON CONFLICT when it is a DO UPDATE
