@@ -36,10 +36,17 @@ func (c *Conn) SetInErrorTxBehavior(b connstate.InErrorTxBehavior) error {
 }
 
 // statementFailed is the error of a statement on its way to the
-// application.
+// application (inlined: nil costs a comparison).
 func (c *Conn) statementFailed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return c.noteFailed(err)
+}
+
+func (c *Conn) noteFailed(err error) error {
 	switch err {
-	case nil, io.EOF, driver.ErrBadConn, driver.ErrSkip:
+	case io.EOF, driver.ErrBadConn, driver.ErrSkip:
 		return err
 	}
 	c.state.NoteStatementFailed()
@@ -49,7 +56,14 @@ func (c *Conn) statementFailed(err error) error {
 // pgError gives err its SQLSTATE on a PostgreSQL-dialect database (the
 // dialect the connection learnt when it opened: SetDatabase).
 func (c *Conn) pgError(err error) error {
-	if err == nil || c.props().DatabaseDialect != dsn.DialectPostgreSQL {
+	if err == nil {
+		return nil
+	}
+	return c.withSQLState(err)
+}
+
+func (c *Conn) withSQLState(err error) error {
+	if c.props().DatabaseDialect != dsn.DialectPostgreSQL {
 		return err
 	}
 	return pgerror.Enrich(err)
