@@ -71,7 +71,21 @@ func upsert(db *gorm.DB) {
 		delete(stmt.Clauses, "ON CONFLICT")
 		return
 	}
-	updates, err := upsertUpdates(stmt, oc.DoUpdates, values, keyIdx)
+	// A conflict on the key means the key columns already hold the
+	// inserted values, so assigning them (GORM does, for a child whose
+	// foreign key is part of its key, as in an interleaved table) changes
+	// nothing, and Spanner refuses to SET key columns.
+	set := make(clause.Set, 0, len(oc.DoUpdates))
+	for _, a := range oc.DoUpdates {
+		if !isKey(stmt, a.Column.Name) {
+			set = append(set, a)
+		}
+	}
+	if len(set) == 0 {
+		stmt.AddClause(clause.OnConflict{Columns: oc.Columns, DoNothing: true})
+		return
+	}
+	updates, err := upsertUpdates(stmt, set, values, keyIdx)
 	if err != nil {
 		_ = db.AddError(err)
 		return
@@ -170,6 +184,15 @@ func OnPrimaryKey(stmt *gorm.Statement, cols []clause.Column) bool {
 		}
 	}
 	return true
+}
+
+func isKey(stmt *gorm.Statement, name string) bool {
+	for _, k := range stmt.Schema.PrimaryFieldDBNames {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyColumns returns the position of each key column among the inserted

@@ -32,6 +32,15 @@ type Book struct {
 	ID       int64 `gorm:"primaryKey;autoIncrement:false"`
 	AuthorID int64
 	Title    string `gorm:"size:20"`
+	Chapters []Chapter
+}
+
+// Chapter's key starts with its book's, as an interleaved table's does:
+// GORM's save assigns the foreign key, a key column.
+type Chapter struct {
+	BookID int64 `gorm:"primaryKey;autoIncrement:false"`
+	Number int64 `gorm:"primaryKey;autoIncrement:false"`
+	Title  string
 }
 
 type Profile struct {
@@ -69,7 +78,7 @@ type Seat struct {
 
 // Models are the models to migrate before Run.
 func Models() []any {
-	return []any{&Publisher{}, &Author{}, &Book{}, &Profile{}, &Tag{}, &Band{}, &Member{}, &Seat{}}
+	return []any{&Publisher{}, &Author{}, &Book{}, &Chapter{}, &Profile{}, &Tag{}, &Band{}, &Member{}, &Seat{}}
 }
 
 // Run runs the scenario; open returns a GORM handle on a new database
@@ -92,6 +101,7 @@ func Run(t *testing.T, open func(t *testing.T) *gorm.DB) {
 		wantName(t, db, &Tag{}, 30, "label", "old tag")
 		wantName(t, db, &Tag{}, 31, "label", "t")
 		wantAuthor(t, db, 1, 40, []int64{30, 31})
+		wantChapters(t, db, "old ch", "two")
 	})
 	t.Run("FullSaveAssociations", func(t *testing.T) {
 		t.Parallel()
@@ -106,6 +116,7 @@ func Run(t *testing.T, open func(t *testing.T) *gorm.DB) {
 		wantName(t, db, &Publisher{}, 40, "name", "new pub")
 		wantName(t, db, &Tag{}, 30, "label", "new tag")
 		wantAuthor(t, db, 1, 40, []int64{30, 31})
+		wantChapters(t, db, "new ch", "two")
 	})
 	t.Run("AssignmentColumns", func(t *testing.T) {
 		t.Parallel()
@@ -198,6 +209,7 @@ func seed(t *testing.T, db *gorm.DB) {
 	must(t, db.Create(&Publisher{ID: 40, Name: "old pub"}).Error)
 	must(t, db.Create(&Author{ID: 99, Name: "owner"}).Error)
 	must(t, db.Omit(clause.Associations).Create(&Book{ID: 10, AuthorID: 99, Title: "old"}).Error)
+	must(t, db.Create(&Chapter{BookID: 10, Number: 1, Title: "old ch"}).Error)
 	must(t, db.Omit(clause.Associations).Create(&Profile{ID: 20, AuthorID: 99, Bio: "old bio"}).Error)
 	must(t, db.Create(&Tag{ID: 30, Label: "old tag"}).Error)
 }
@@ -208,9 +220,10 @@ func newAuthor(id int64) *Author {
 	return &Author{
 		ID: id, Name: "a",
 		Publisher: &Publisher{ID: 40, Name: "new pub"},
-		Books:     []Book{{ID: 10, Title: "new"}, {ID: 11, Title: "b"}},
-		Profile:   &Profile{ID: 20, Bio: "new bio"},
-		Tags:      []Tag{{ID: 30, Label: "new tag"}, {ID: 31, Label: "t"}},
+		Books: []Book{{ID: 10, Title: "new", Chapters: []Chapter{{Number: 1, Title: "new ch"}, {Number: 2, Title: "two"}}},
+			{ID: 11, Title: "b"}},
+		Profile: &Profile{ID: 20, Bio: "new bio"},
+		Tags:    []Tag{{ID: 30, Label: "new tag"}, {ID: 31, Label: "t"}},
 	}
 }
 
@@ -260,5 +273,20 @@ func wantAuthor(t *testing.T, db *gorm.DB, id, publisher int64, tags []int64) {
 	}
 	if len(got) != len(tags) || (len(got) > 0 && (got[0] != tags[0] || got[len(got)-1] != tags[len(tags)-1])) {
 		t.Errorf("author %d tags %v, want %v", id, got, tags)
+	}
+}
+
+// wantChapters checks the titles of book 10's chapters 1 and 2.
+func wantChapters(t *testing.T, db *gorm.DB, titles ...string) {
+	t.Helper()
+	var got []Chapter
+	must(t, db.Where("book_id = ?", 10).Order("number").Find(&got).Error)
+	if len(got) != len(titles) {
+		t.Fatalf("chapters %+v, want titles %q", got, titles)
+	}
+	for i, c := range got {
+		if c.Title != titles[i] {
+			t.Errorf("chapter %d title %q, want %q", c.Number, c.Title, titles[i])
+		}
 	}
 }
