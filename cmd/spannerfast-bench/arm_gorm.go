@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
@@ -69,7 +71,21 @@ func openGorm(_ context.Context, e *env) (arm, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gorm.Open: %w", err)
 	}
+	// spannergorm sends LIMIT as a parameter; the servers of this benchmark
+	// key each scripted result by its SQL text, which every arm (and the
+	// warm-up, with its smaller LIMIT) must share, so this arm writes the
+	// limit into the text as the other arms do (workload.GormSQL).
+	db.ClauseBuilders["LIMIT"] = literalLimit
 	return &gormArm{db: db}, nil
+}
+
+// literalLimit renders LIMIT n with n in the text.
+func literalLimit(c clause.Clause, b clause.Builder) {
+	if l, ok := c.Expression.(clause.Limit); ok && l.Limit != nil && l.Offset == 0 {
+		b.WriteString("LIMIT " + strconv.Itoa(*l.Limit))
+		return
+	}
+	c.Build(b)
 }
 
 func sameColumns(cols []workload.Column) bool {

@@ -91,7 +91,9 @@
 //	                STRING(16), STRING(32), FLOAT64, BOOL, TIMESTAMP,
 //	                TIMESTAMP); the SQL is what GORM's
 //	                db.Table("bench_gorm").Limit(10000).Find(&rows) sends
-//	                through spannergorm, so every arm reads the same result
+//	                through spannergorm with the limit in the text (the arm
+//	                writes it so; spannergorm sends a parameter), so every
+//	                arm reads the same result
 //
 // Partitioned workloads (the group partitioned):
 //

@@ -197,7 +197,8 @@ const (
 )
 
 // GormSQL is the SQL text of GORM's db.Table(table).Limit(rows).Find(...)
-// with the spannergorm dialector.
+// with the spannergorm dialector, its LIMIT written into the text (the
+// GORM arm does so; spannergorm itself sends it as a parameter).
 func GormSQL(table string, rows int) string {
 	return fmt.Sprintf("SELECT * FROM `%s` LIMIT %d", table, rows)
 }
