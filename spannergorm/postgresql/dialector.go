@@ -91,6 +91,7 @@ func (d Dialector) Initialize(db *gorm.DB) error {
 		return err
 	}
 	db.ClauseBuilders["LIMIT"] = gormcore.BuildLimit
+	db.ClauseBuilders["FROM"] = buildFrom
 	db.ClauseBuilders["ON CONFLICT"] = buildOnConflict
 	return nil
 }

@@ -1,7 +1,9 @@
 package spannerpg_test
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -112,5 +114,58 @@ func TestEmulatorAutoMigrateDryRun(t *testing.T) {
 	}
 	if stmts, err := mg.AutoMigrateDryRun(&Page{}); err != nil || len(stmts) != 0 {
 		t.Fatalf("second dry run = %v, %v; want none", stmts, err)
+	}
+}
+
+// Person has a secondary index for the hint test.
+type Person struct {
+	ID   int64  `gorm:"primaryKey;autoIncrement:false"`
+	Name string `gorm:"index:idx_people_name"`
+}
+
+// TestEmulatorForceIndex: ForceIndex writes /*@ FORCE_INDEX=... */ right
+// after the table (before a join); the query runs on the engine and
+// returns the rows; the hint reaches it (a missing index fails the
+// query); a name that cannot go into a comment is refused with ErrHint.
+func TestEmulatorForceIndex(t *testing.T) {
+	t.Parallel()
+	db := openEmulator(t, spannerpg.SpannerConfig{})
+	dry := db.Session(&gorm.Session{DryRun: true})
+	for _, c := range []struct {
+		q    *gorm.DB
+		want string
+	}{
+		{dry.Clauses(spannerpg.ForceIndex("idx_people_name")).Where("name = ?", "x").Find(&[]Person{}),
+			`SELECT * FROM "people"/*@ FORCE_INDEX=idx_people_name */ WHERE name = $1`},
+		{dry.Clauses(spannerpg.ForceIndex("idx")).Joins(`JOIN "pages" ON "pages"."id" = "people"."id"`).Find(&[]Person{}),
+			`SELECT "people"."id","people"."name" FROM "people"/*@ FORCE_INDEX=idx */ JOIN "pages" ON "pages"."id" = "people"."id"`},
+		{dry.Clauses(spannerpg.ForceIndex("")).Find(&[]Person{}), `SELECT * FROM "people"`},
+	} {
+		if got := c.q.Statement.SQL.String(); got != c.want || c.q.Error != nil {
+			t.Errorf("SQL\n got %s (%v)\nwant %s", got, c.q.Error, c.want)
+		}
+	}
+	if err := dry.Clauses(spannerpg.ForceIndex("x */ DROP")).Find(&[]Person{}).Error; !errors.Is(err, spannerpg.ErrHint) {
+		t.Errorf("a name that is not a word: %v, want ErrHint", err)
+	}
+
+	if err := db.AutoMigrate(&Person{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Create(&[]Person{{1, "b"}, {2, "a"}, {3, "c"}}).Error; err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	if err := db.Model(&Person{}).Clauses(spannerpg.ForceIndex("idx_people_name")).
+		Where("name >= ?", "b").Order("name").Pluck("name", &names).Error; err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(names, []string{"b", "c"}) {
+		t.Errorf("names through the index = %q", names)
+	}
+	var n int64
+	err := db.Model(&Person{}).Clauses(spannerpg.ForceIndex("idx_missing")).Count(&n).Error
+	if err == nil || !strings.Contains(err.Error(), "idx_missing") {
+		t.Fatalf("ForceIndex of a missing index: %v, want an error naming it", err)
 	}
 }
