@@ -193,42 +193,18 @@ func TestEmulatorPGAbortReplay(t *testing.T) {
 			db, edb := emuPGDB(t, emuPGAccountsDDL)
 			emuExec(t, ctx, db, `INSERT INTO accounts (id, balance, amount, doc) VALUES (1, 10, 0, '{}'), (2, 20, 1.5, '{"a": [1, 2, 3]}')`)
 			app := emuOpen(t, edb.DSN(c.props...))
-			tx, err := app.BeginTx(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var amount spanner.PGNumeric
-			var doc spanner.PGJsonB
-			var balance int64
-			if err := tx.QueryRowContext(ctx, "SELECT balance, amount, doc FROM accounts WHERE id = $1", 2).Scan(&balance, &amount, &doc); err != nil {
-				t.Fatal(err)
-			}
-			if c.change != "" {
-				emuExec(t, ctx, db, c.change)
-			}
-			provokeAbort(t, ctx, db)
-			_, err = tx.ExecContext(ctx, "UPDATE accounts SET balance = $1 WHERE id = 2", balance+100)
-			if err == nil {
-				err = tx.Commit()
-			} else {
-				tx.Rollback()
-			}
-			if c.wantCode == codes.OK {
-				if err != nil {
-					t.Fatalf("replay: %v", err)
+			emuCheckAbortReplay(t, ctx, db, app, emuPGTx, func(tx *sql.Tx) int64 {
+				var amount spanner.PGNumeric
+				var doc spanner.PGJsonB
+				var balance int64
+				if err := tx.QueryRowContext(ctx, "SELECT balance, amount, doc FROM accounts WHERE id = $1", 2).Scan(&balance, &amount, &doc); err != nil {
+					t.Fatal(err)
 				}
-				if got := emuInt64s(t, ctx, db, "SELECT balance FROM accounts ORDER BY id"); !reflect.DeepEqual(got, []int64{11, 120}) {
-					t.Fatalf("after the replayed commit %v, want [11 120]", got)
+				if c.change != "" {
+					emuExec(t, ctx, db, c.change)
 				}
-				return
-			}
-			emuWantCode(t, err, c.wantCode)
-			if c.wantErr != nil && !errors.Is(err, c.wantErr) {
-				t.Fatalf("error %v is not %v", err, c.wantErr)
-			}
-			if got := emuInt64s(t, ctx, db, "SELECT balance FROM accounts ORDER BY id"); !reflect.DeepEqual(got, []int64{11, 20}) {
-				t.Fatalf("after the failed transaction %v, want [11 20]", got)
-			}
+				return balance
+			}, c.wantCode, c.wantErr)
 		})
 	}
 }
@@ -243,28 +219,7 @@ func TestEmulatorPGRunTransaction(t *testing.T) {
 	emuExec(t, ctx, db, "INSERT INTO accounts (id, balance) VALUES (1, 10), (2, 20)")
 	app := emuOpen(t, edb.DSN())
 	run := func(label string, runTx func(f func(ctx context.Context, tx *sql.Tx) error) error, want []int64) {
-		attempts := 0
-		err := runTx(func(ctx context.Context, tx *sql.Tx) error {
-			attempts++
-			var b int64
-			if err := tx.QueryRowContext(ctx, "SELECT balance FROM accounts WHERE id = 1").Scan(&b); err != nil {
-				return err
-			}
-			if attempts == 1 {
-				provokeAbort(t, ctx, db) // row 1 goes up by one
-			}
-			_, err := tx.ExecContext(ctx, "UPDATE accounts SET balance = $1 WHERE id = 2", b*10)
-			return err
-		})
-		if err != nil {
-			t.Fatalf("%s: %v", label, err)
-		}
-		if attempts != 2 {
-			t.Fatalf("%s: %d attempts, want 2", label, attempts)
-		}
-		if got := emuInt64s(t, ctx, db, "SELECT balance FROM accounts ORDER BY id"); !reflect.DeepEqual(got, want) {
-			t.Fatalf("after %s %v, want %v", label, got, want)
-		}
+		emuCheckRunTxReplays(t, ctx, db, emuPGTx, label, runTx, want)
 	}
 	run("RunTransaction", func(f func(ctx context.Context, tx *sql.Tx) error) error {
 		return sfdriver.RunTransaction(ctx, app, nil, f)

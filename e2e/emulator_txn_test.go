@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -115,34 +114,9 @@ func TestEmulatorAbortReplay(t *testing.T) {
 			// Separate *sql.DBs have separate sessions: the emulator tells
 			// their transactions apart.
 			app := emuOpen(t, edb.DSN(c.props...))
-			tx, err := app.BeginTx(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			seen := emuInt64s(t, ctx, tx, "SELECT Balance FROM Accounts WHERE Id = @id", sql.Named("id", c.readID))
-			provokeAbort(t, ctx, db)
-			_, err = tx.ExecContext(ctx, "UPDATE Accounts SET Balance = @b WHERE Id = 2", sql.Named("b", seen[0]+100))
-			if err == nil {
-				err = tx.Commit()
-			} else {
-				tx.Rollback()
-			}
-			if c.wantCode == codes.OK {
-				if err != nil {
-					t.Fatalf("replay: %v", err)
-				}
-				if got := emuInt64s(t, ctx, db, "SELECT Balance FROM Accounts ORDER BY Id"); !reflect.DeepEqual(got, []int64{11, 120}) {
-					t.Fatalf("after the replayed commit %v, want [11 120]", got)
-				}
-				return
-			}
-			emuWantCode(t, err, c.wantCode)
-			if c.wantErr != nil && !errors.Is(err, c.wantErr) {
-				t.Fatalf("error %v is not %v", err, c.wantErr)
-			}
-			if got := emuInt64s(t, ctx, db, "SELECT Balance FROM Accounts ORDER BY Id"); !reflect.DeepEqual(got, []int64{11, 20}) {
-				t.Fatalf("after the failed transaction %v, want [11 20]", got)
-			}
+			emuCheckAbortReplay(t, ctx, db, app, emuGSQLTx, func(tx *sql.Tx) int64 {
+				return emuInt64s(t, ctx, tx, "SELECT Balance FROM Accounts WHERE Id = @id", sql.Named("id", c.readID))[0]
+			}, c.wantCode, c.wantErr)
 		})
 	}
 }
@@ -155,29 +129,10 @@ func TestEmulatorRunTransaction(t *testing.T) {
 	db, edb := emuDB(t, emuAccountsDDL)
 	emuExec(t, ctx, db, "INSERT INTO Accounts (Id, Balance) VALUES (1, 10), (2, 20)")
 	app := emuOpen(t, edb.DSN())
-	attempts := 0
-	err := sfdriver.RunTransaction(ctx, app, nil, func(ctx context.Context, tx *sql.Tx) error {
-		attempts++
-		var b int64
-		if err := tx.QueryRowContext(ctx, "SELECT Balance FROM Accounts WHERE Id = 1").Scan(&b); err != nil {
-			return err
-		}
-		if attempts == 1 {
-			provokeAbort(t, ctx, db) // row 1 becomes 11
-		}
-		_, err := tx.ExecContext(ctx, "UPDATE Accounts SET Balance = @b WHERE Id = 2", sql.Named("b", b*10))
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if attempts != 2 {
-		t.Fatalf("%d attempts, want 2", attempts)
-	}
 	// The second attempt read 11: its write is the one committed.
-	if got := emuInt64s(t, ctx, db, "SELECT Balance FROM Accounts ORDER BY Id"); !reflect.DeepEqual(got, []int64{11, 110}) {
-		t.Fatalf("after RunTransaction %v, want [11 110]", got)
-	}
+	emuCheckRunTxReplays(t, ctx, db, emuGSQLTx, "RunTransaction", func(f func(ctx context.Context, tx *sql.Tx) error) error {
+		return sfdriver.RunTransaction(ctx, app, nil, f)
+	}, []int64{11, 110})
 }
 
 // TestEmulatorReadOnlyAndStale: a read-only transaction is one snapshot;
