@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"reflect"
@@ -174,11 +175,20 @@ func TestEmulatorPartitionedDML(t *testing.T) {
 }
 
 // TestEmulatorDMLBatch: START BATCH DML ... RUN BATCH outside and inside a
-// transaction, and a failing statement's BatchError.
+// transaction, ABORT BATCH, and a failing statement's BatchError, with a
+// named parameter in the batch (TestEmulatorPGDMLBatch runs the same
+// scenario on both dialects with positional ones).
 func TestEmulatorDMLBatch(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
 	db, _ := emuDB(t, emuSingersDDL)
+	emuCheckDMLBatch(t, ctx, db, "UPDATE Singers SET Name = 'z' WHERE SingerId > @min", sql.Named("min", 0))
+}
+
+// emuCheckDMLBatch runs the DML batch scenario on db (empty Singers):
+// updateAll sets every row's Name to 'z', with its one parameter arg (0).
+func emuCheckDMLBatch(t *testing.T, ctx context.Context, db *sql.DB, updateAll string, arg any) {
+	t.Helper()
 	c, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -186,15 +196,25 @@ func TestEmulatorDMLBatch(t *testing.T) {
 	defer c.Close()
 	emuExec(t, ctx, c, "START BATCH DML")
 	emuExec(t, ctx, c, "INSERT INTO Singers (SingerId, Name) VALUES (1, 'a'), (2, 'b')")
-	emuExec(t, ctx, c, "UPDATE Singers SET Name = 'z' WHERE SingerId > @min", sql.Named("min", 0))
+	emuExec(t, ctx, c, updateAll, arg)
 	if n := emuExec(t, ctx, c, "RUN BATCH"); n != 4 {
 		t.Fatalf("RUN BATCH: %d rows, want 4", n)
+	}
+	if got := emuStrings(t, ctx, db, "SELECT Name FROM Singers ORDER BY SingerId"); !reflect.DeepEqual(got, []string{"z", "z"}) {
+		t.Fatalf("after RUN BATCH: names %q, want [z z]", got)
+	}
+	// ABORT BATCH sends nothing.
+	emuExec(t, ctx, c, "START BATCH DML")
+	emuExec(t, ctx, c, "INSERT INTO Singers (SingerId, Name) VALUES (5, 'aborted')")
+	emuExec(t, ctx, c, "ABORT BATCH")
+	if got := emuInt64s(t, ctx, c, "SELECT SingerId FROM Singers ORDER BY SingerId"); !reflect.DeepEqual(got, []int64{1, 2}) {
+		t.Fatalf("after ABORT BATCH: %v, want [1 2]", got)
 	}
 	// A failing second statement: the first one's count, AlreadyExists,
 	// and nothing committed (the batch ran in a transaction of its own).
 	emuExec(t, ctx, c, "START BATCH DML")
 	emuExec(t, ctx, c, "INSERT INTO Singers (SingerId, Name) VALUES (3, 'c')")
-	emuExec(t, ctx, c, "INSERT INTO Singers (SingerId, Name) VALUES (1, 'dup')")
+	emuExec(t, ctx, c, "INSERT INTO Singers (SingerId, Name) VALUES (?, 'dup')", 1)
 	_, err = c.ExecContext(ctx, "RUN BATCH")
 	emuWantCode(t, err, codes.AlreadyExists)
 	var be *sfdriver.BatchError
@@ -202,7 +222,7 @@ func TestEmulatorDMLBatch(t *testing.T) {
 		t.Fatalf("error %v: want a BatchError with counts [1]", err)
 	}
 	if got := emuInt64s(t, ctx, db, "SELECT SingerId FROM Singers ORDER BY SingerId"); !reflect.DeepEqual(got, []int64{1, 2}) {
-		t.Fatalf("rows %v, want [1 2]", got)
+		t.Fatalf("after the failed batch: %v, want [1 2]", got)
 	}
 	// In a transaction: the batch's writes are the transaction's.
 	tx, err := c.BeginTx(ctx, nil)
