@@ -44,24 +44,8 @@ func TestEmulatorPGPartitionedQueries(t *testing.T) {
 	if err := tx.QueryRowContext(ctx, "SELECT id FROM p WHERE id > $1", 50, sfdriver.PartitionQuery(), sfdriver.MaxPartitions(3)).Scan(&pq); err != nil {
 		t.Fatal(err)
 	}
+	emuSameSet(t, "PartitionQuery with $1", emuReadPartitionBytes(t, ctx, db, &pq), want[50:])
 	var got []int64
-	for _, p := range pq.Partitions {
-		b, err := p.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		dp, err := sfdriver.DecodePartition(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := sfdriver.ExecutePartition(ctx, db, dp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, scanInt64s(t, rows)...)
-	}
-	emuSameSet(t, "PartitionQuery with $1", got, want[50:])
-	got = nil
 	for i := range pq.Partitions {
 		rows, err := pq.Execute(ctx, i, db)
 		if err != nil {
@@ -101,16 +85,7 @@ func TestEmulatorPGPartitionedQueries(t *testing.T) {
 	}
 	emuExec(t, ctx, c, "RESET spanner.auto_partition_mode")
 
-	ids := emuStrings(t, ctx, c, "PARTITION SELECT id FROM p")
-	got = nil
-	for _, id := range ids {
-		rows, err := c.QueryContext(ctx, "RUN PARTITION '"+id+"'")
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, scanInt64s(t, rows)...)
-	}
-	emuSameSet(t, "RUN PARTITION", got, want)
+	emuSameSet(t, "RUN PARTITION", emuRunPartitions(t, ctx, c, "PARTITION SELECT id FROM p"), want)
 }
 
 // TestEmulatorPGPartitionedDML: autocommit_dml_mode PARTITIONED_NON_ATOMIC

@@ -89,22 +89,7 @@ func TestEmulatorPartitionedQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := emuOpen(t, edb.DSN())
-	var got []int64
-	for _, p := range pq.Partitions {
-		b, err := p.MarshalBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		dp, err := sfdriver.DecodePartition(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := sfdriver.ExecutePartition(ctx, other, dp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, scanInt64s(t, rows)...)
-	}
+	got := emuReadPartitionBytes(t, ctx, other, &pq)
 	tx.Commit()
 	emuSameSet(t, "PartitionQuery", got, want)
 
@@ -126,16 +111,46 @@ func TestEmulatorPartitionedQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	ids := emuStrings(t, ctx, c, "PARTITION SELECT Id FROM P")
-	got = nil
-	for _, id := range ids {
+	emuSameSet(t, "RUN PARTITION", emuRunPartitions(t, ctx, c, "PARTITION SELECT Id FROM P"), want)
+}
+
+// emuReadPartitionBytes reads every partition of pq on reader the way
+// another process would: from the partition's bytes (MarshalBinary,
+// DecodePartition, ExecutePartition). It returns the ids read.
+func emuReadPartitionBytes(t *testing.T, ctx context.Context, reader *sql.DB, pq *sfdriver.PartitionedQuery) []int64 {
+	t.Helper()
+	var got []int64
+	for _, p := range pq.Partitions {
+		b, err := p.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dp, err := sfdriver.DecodePartition(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := sfdriver.ExecutePartition(ctx, reader, dp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, scanInt64s(t, rows)...)
+	}
+	return got
+}
+
+// emuRunPartitions runs partitionStmt (PARTITION <query>) on c and then
+// RUN PARTITION with each partition id it returned; it returns the ids read.
+func emuRunPartitions(t *testing.T, ctx context.Context, c *sql.Conn, partitionStmt string) []int64 {
+	t.Helper()
+	var got []int64
+	for _, id := range emuStrings(t, ctx, c, partitionStmt) {
 		rows, err := c.QueryContext(ctx, "RUN PARTITION '"+id+"'")
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, scanInt64s(t, rows)...)
 	}
-	emuSameSet(t, "RUN PARTITION", got, want)
+	return got
 }
 
 func scanInt64s(t *testing.T, rows *sql.Rows) []int64 {
