@@ -57,5 +57,5 @@ func (m Migrator) GetIndexes(value any) ([]gorm.Index, error) {
 // which AlterColumn leaves alone: Spanner cannot alter one to a plain
 // column's definition.
 func (m Migrator) isGenerated(table, column string) bool {
-	return m.count(generatedSQL, m.CurrentDatabase(), table, column)
+	return m.catalog().Count(generatedSQL, m.CurrentDatabase(), table, column)
 }

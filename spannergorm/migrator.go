@@ -145,72 +145,17 @@ func isCommitTimestamp(f *schema.Field) bool {
 // CreateTable creates the tables of the models, each followed by its
 // indexes (Spanner has no index clauses inside CREATE TABLE).
 func (m Migrator) CreateTable(values ...any) error {
-	for _, value := range m.ReorderModels(values, false) {
-		tx := m.DB.Session(&gorm.Session{})
-		if err := m.RunWithValue(value, func(stmt *gorm.Statement) error {
-			if err := m.createSequences(tx, stmt); err != nil {
-				return err
-			}
-			sql, vars := m.createTableSQL(stmt, value)
-			if err := tx.Exec(sql, vars...).Error; err != nil {
-				return err
-			}
-			return gormcore.CreateTableIndexes(tx, stmt, value, m.CurrentTable(stmt))
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return gormcore.CreateTables(m.Migrator, values,
+		func(tx *gorm.DB, stmt *gorm.Statement, _ any) error { return m.createSequences(tx, stmt) },
+		m.createTableSQL)
 }
 
+// tableDDL: elements split by ", ", the key after the parentheses, and
+// the interleave after a comma.
+var tableDDL = gormcore.TableDDL{Sep: ", ", InterleaveSep: ", "}
+
 func (m Migrator) createTableSQL(stmt *gorm.Statement, value any) (string, []any) {
-	var b strings.Builder
-	vars := []any{m.CurrentTable(stmt)}
-	b.WriteString("CREATE TABLE ? (")
-	add := func(sql string, v ...any) {
-		if len(vars) > 1 {
-			b.WriteString(", ")
-		}
-		b.WriteString(sql)
-		vars = append(vars, v...)
-	}
-	for _, name := range stmt.Schema.DBNames {
-		f := stmt.Schema.FieldsByDBName[name]
-		if !f.IgnoreMigration {
-			add("? ?", clause.Column{Name: name}, m.DB.Migrator().FullDataTypeOf(f))
-		}
-	}
-	if !m.DB.DisableForeignKeyConstraintWhenMigrating && !m.DB.IgnoreRelationshipsWhenMigrating {
-		for _, rel := range stmt.Schema.Relationships.Relations {
-			if c := rel.ParseConstraint(); c != nil && c.Schema == stmt.Schema && !rel.Field.IgnoreMigration {
-				sql, v := c.Build()
-				add(sql, v...)
-			}
-		}
-	}
-	for _, chk := range stmt.Schema.ParseCheckConstraints() {
-		add("CONSTRAINT ? CHECK (?)", clause.Column{Name: chk.Name}, clause.Expr{SQL: chk.Constraint})
-	}
-	keys := make([]any, 0, len(stmt.Schema.PrimaryFields))
-	for _, f := range stmt.Schema.PrimaryFields {
-		keys = append(keys, clause.Column{Name: f.DBName})
-	}
-	b.WriteString(") PRIMARY KEY ")
-	if len(keys) == 0 {
-		b.WriteString("()")
-	} else {
-		b.WriteString("?")
-		vars = append(vars, keys)
-	}
-	if il, ok := value.(Interleaved); ok {
-		p := il.InterleaveInParent()
-		b.WriteString(", INTERLEAVE IN PARENT ? ON DELETE " + p.OnDelete())
-		vars = append(vars, clause.Table{Name: p.Parent})
-	}
-	if opt, ok := m.DB.Get("gorm:table_options"); ok {
-		b.WriteString(fmt.Sprint(opt))
-	}
-	return b.String(), vars
+	return gormcore.CreateTableSQL(m.DB, stmt, value, m.CurrentTable(stmt), tableDDL)
 }
 
 // CreateIndex creates an index of the model: CREATE [UNIQUE]
@@ -250,113 +195,52 @@ func (m Migrator) DropIndex(value any, name string) error {
 
 // DropTable drops the tables of the models, children first.
 func (m Migrator) DropTable(values ...any) error {
-	values = m.ReorderModels(values, false)
-	for i := len(values) - 1; i >= 0; i-- {
-		if err := m.RunWithValue(values[i], func(stmt *gorm.Statement) error {
-			return m.DB.Exec("DROP TABLE ?", m.CurrentTable(stmt)).Error
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return gormcore.DropTables(m.Migrator, values, func(stmt *gorm.Statement) error {
+		return m.DB.Exec("DROP TABLE ?", m.CurrentTable(stmt)).Error
+	})
 }
 
 // AddColumn adds a model field's column (ALTER TABLE ... ADD COLUMN).
 func (m Migrator) AddColumn(value any, name string) error {
-	return m.alterField(value, name, "ALTER TABLE ? ADD COLUMN ? ?")
+	return gormcore.AlterField(m.Migrator, "spannergorm", value, name, "ALTER TABLE ? ADD COLUMN ? ?", nil)
 }
 
 // AlterColumn changes a column to the field's definition; a generated
 // column is left alone.
 func (m Migrator) AlterColumn(value any, name string) error {
-	return m.alterField(value, name, "ALTER TABLE ? ALTER COLUMN ? ?")
+	return gormcore.AlterField(m.Migrator, "spannergorm", value, name, "ALTER TABLE ? ALTER COLUMN ? ?",
+		func(stmt *gorm.Statement, f *schema.Field) bool { return m.isGenerated(stmt.Table, f.DBName) })
 }
 
-func (m Migrator) alterField(value any, name, sql string) error {
-	return m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		f := stmt.Schema.LookUpField(name)
-		if f == nil {
-			return fmt.Errorf("spannergorm: model %s has no field %q", stmt.Schema.Name, name)
-		}
-		if f.IgnoreMigration {
-			return nil
-		}
-		if strings.HasPrefix(sql, "ALTER TABLE ? ALTER COLUMN") && m.isGenerated(stmt.Table, f.DBName) {
-			return nil
-		}
-		return m.DB.Exec(sql, m.CurrentTable(stmt), clause.Column{Name: f.DBName},
-			m.DB.Migrator().FullDataTypeOf(f)).Error
-	})
-}
-
-// count runs a COUNT(*) query and reports whether it found anything;
-// a failed query counts as not found, as GORM's Has* methods have no error.
-func (m Migrator) count(sql string, args ...any) bool {
-	var n int64
-	_ = m.DB.Raw(sql, args...).Row().Scan(&n)
-	return n > 0
+// catalog answers the Has* questions from INFORMATION_SCHEMA's default
+// schema ("", CurrentDatabase).
+func (m Migrator) catalog() gormcore.Catalog {
+	return gormcore.Catalog{
+		Migrator: m.Migrator,
+		SQL: gormcore.CatalogSQL{HasTable: hasTableSQL, GetTables: getTablesSQL, HasColumn: hasColumnSQL,
+			HasIndex: hasIndexSQL, HasConstraint: hasConstraintSQL, KeyColumns: keyColumnsSQL},
+		DefaultSchema: m.CurrentDatabase(),
+		Split:         func(table string) (string, string) { return m.CurrentDatabase(), table },
+		Raw:           m.DB.Raw,
+	}
 }
 
 // HasTable reports whether the model's table exists.
-func (m Migrator) HasTable(value any) bool {
-	found := false
-	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		found = m.count(hasTableSQL, m.CurrentDatabase(), stmt.Table)
-		return nil
-	})
-	return found
-}
+func (m Migrator) HasTable(value any) bool { return m.catalog().HasTable(value) }
 
 // GetTables returns the names of the tables in the default schema.
-func (m Migrator) GetTables() ([]string, error) {
-	var names []string
-	err := m.DB.Raw(getTablesSQL, m.CurrentDatabase()).Scan(&names).Error
-	return names, err
-}
+func (m Migrator) GetTables() ([]string, error) { return m.catalog().GetTables() }
 
 // HasColumn reports whether the column of a field (or a column name)
 // exists.
-func (m Migrator) HasColumn(value any, name string) bool {
-	found := false
-	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		if stmt.Schema != nil {
-			if f := stmt.Schema.LookUpField(name); f != nil {
-				name = f.DBName
-			}
-		}
-		found = m.count(hasColumnSQL, m.CurrentDatabase(), stmt.Table, name)
-		return nil
-	})
-	return found
-}
+func (m Migrator) HasColumn(value any, name string) bool { return m.catalog().HasColumn(value, name) }
 
 // HasIndex reports whether an index (by model index name or name) exists.
-func (m Migrator) HasIndex(value any, name string) bool {
-	found := false
-	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		if stmt.Schema != nil {
-			if idx := stmt.Schema.LookIndex(name); idx != nil {
-				name = idx.Name
-			}
-		}
-		found = m.count(hasIndexSQL, m.CurrentDatabase(), stmt.Table, name)
-		return nil
-	})
-	return found
-}
+func (m Migrator) HasIndex(value any, name string) bool { return m.catalog().HasIndex(value, name) }
 
 // HasConstraint reports whether a foreign key or check constraint exists.
 func (m Migrator) HasConstraint(value any, name string) bool {
-	found := false
-	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		c, table := m.GuessConstraintInterfaceAndTable(stmt, name)
-		if c != nil {
-			name = c.GetName()
-		}
-		found = m.count(hasConstraintSQL, m.CurrentDatabase(), table, name)
-		return nil
-	})
-	return found
+	return m.catalog().HasConstraint(value, name)
 }
 
 // ColumnTypes returns the columns of the model's table from
@@ -365,7 +249,7 @@ func (m Migrator) HasConstraint(value any, name string) bool {
 func (m Migrator) ColumnTypes(value any) ([]gorm.ColumnType, error) {
 	var out []gorm.ColumnType
 	err := m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		keys, err := m.keyColumns(stmt.Table)
+		keys, err := m.catalog().KeyColumns(stmt.Table)
 		if err != nil {
 			return err
 		}
@@ -385,18 +269,6 @@ func (m Migrator) ColumnTypes(value any) ([]gorm.ColumnType, error) {
 		return rows.Err()
 	})
 	return out, err
-}
-
-func (m Migrator) keyColumns(table string) (map[string]bool, error) {
-	var names []string
-	if err := m.DB.Raw(keyColumnsSQL, m.CurrentDatabase(), table).Scan(&names).Error; err != nil {
-		return nil, err
-	}
-	keys := make(map[string]bool, len(names))
-	for _, n := range names {
-		keys[n] = true
-	}
-	return keys, nil
 }
 
 func columnType(name, typ, nullable string, def sql.NullString, key bool) migrator.ColumnType {

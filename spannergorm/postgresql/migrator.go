@@ -142,92 +142,37 @@ func (m Migrator) FullDataTypeOf(field *schema.Field) clause.Expr {
 // indexes and a unique index for each unique field (Spanner has no UNIQUE
 // constraint).
 func (m Migrator) CreateTable(values ...any) error {
-	for _, value := range m.ReorderModels(values, false) {
-		tx := m.DB.Session(&gorm.Session{})
-		if err := m.RunWithValue(value, func(stmt *gorm.Statement) error {
+	return gormcore.CreateTables(m.Migrator.Migrator, values,
+		func(_ *gorm.DB, stmt *gorm.Statement, value any) error {
 			if stmt.Schema == nil {
 				return fmt.Errorf("spannerpg: CreateTable: %T has no schema", value)
 			}
-			sql, vars := m.createTableSQL(stmt, value)
-			if err := tx.Exec(sql, vars...).Error; err != nil {
-				return err
-			}
-			return gormcore.CreateTableIndexes(tx, stmt, value, m.CurrentTable(stmt))
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
+			return nil
+		},
+		m.createTableSQL)
 }
 
+// tableDDL: elements split by ",", the key among them, and the interleave
+// after the parentheses.
+var tableDDL = gormcore.TableDDL{Sep: ",", KeyInside: true, InterleaveSep: " "}
+
 func (m Migrator) createTableSQL(stmt *gorm.Statement, value any) (string, []any) {
-	var b strings.Builder
-	vars := []any{m.CurrentTable(stmt)}
-	b.WriteString("CREATE TABLE ? (")
-	n := 0
-	add := func(sql string, v ...any) {
-		if n > 0 {
-			b.WriteString(",")
-		}
-		n++
-		b.WriteString(sql)
-		vars = append(vars, v...)
-	}
-	for _, name := range stmt.Schema.DBNames {
-		f := stmt.Schema.FieldsByDBName[name]
-		if !f.IgnoreMigration {
-			add("? ?", clause.Column{Name: name}, m.DB.Migrator().FullDataTypeOf(f))
-		}
-	}
-	if len(stmt.Schema.PrimaryFields) > 0 {
-		keys := make([]any, 0, len(stmt.Schema.PrimaryFields))
-		for _, f := range stmt.Schema.PrimaryFields {
-			keys = append(keys, clause.Column{Name: f.DBName})
-		}
-		add("PRIMARY KEY ?", keys)
-	}
-	if !m.DB.DisableForeignKeyConstraintWhenMigrating && !m.DB.IgnoreRelationshipsWhenMigrating {
-		for _, rel := range stmt.Schema.Relationships.Relations {
-			if c := rel.ParseConstraint(); c != nil && c.Schema == stmt.Schema && !rel.Field.IgnoreMigration {
-				sql, v := c.Build()
-				add(sql, v...)
-			}
-		}
-	}
-	for _, chk := range stmt.Schema.ParseCheckConstraints() {
-		add("CONSTRAINT ? CHECK (?)", clause.Column{Name: chk.Name}, clause.Expr{SQL: chk.Constraint})
-	}
-	b.WriteString(")")
-	if il, ok := value.(Interleaved); ok {
-		p := il.InterleaveInParent()
-		b.WriteString(" INTERLEAVE IN PARENT ? ON DELETE " + p.OnDelete())
-		vars = append(vars, clause.Table{Name: p.Parent})
-	}
-	if opt, ok := m.DB.Get("gorm:table_options"); ok {
-		b.WriteString(fmt.Sprint(opt))
-	}
-	return b.String(), vars
+	return gormcore.CreateTableSQL(m.DB, stmt, value, m.CurrentTable(stmt), tableDDL)
 }
 
 // DropTable drops the tables of the models, children first. Spanner drops
 // no table that has indexes or is referenced by a foreign key, so those
 // go first.
 func (m Migrator) DropTable(values ...any) error {
-	values = m.ReorderModels(values, false)
-	for i := len(values) - 1; i >= 0; i-- {
-		if err := m.RunWithValue(values[i], func(stmt *gorm.Statement) error {
-			if !m.HasTable(stmt.Table) {
-				return nil
-			}
-			if err := m.dropDependencies(stmt.Table); err != nil {
-				return err
-			}
-			return m.DB.Exec("DROP TABLE ?", m.CurrentTable(stmt)).Error
-		}); err != nil {
+	return gormcore.DropTables(m.Migrator.Migrator, values, func(stmt *gorm.Statement) error {
+		if !m.HasTable(stmt.Table) {
+			return nil
+		}
+		if err := m.dropDependencies(stmt.Table); err != nil {
 			return err
 		}
-	}
-	return nil
+		return m.DB.Exec("DROP TABLE ?", m.CurrentTable(stmt)).Error
+	})
 }
 
 func (m Migrator) dropDependencies(table string) error {
@@ -284,17 +229,7 @@ func qualified(schemaName, name string) clause.Table {
 
 // AddColumn adds a model field's column (ALTER TABLE ... ADD COLUMN).
 func (m Migrator) AddColumn(value any, name string) error {
-	return m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		f := stmt.Schema.LookUpField(name)
-		if f == nil {
-			return fmt.Errorf("spannerpg: model %s has no field %q", stmt.Schema.Name, name)
-		}
-		if f.IgnoreMigration {
-			return nil
-		}
-		return m.DB.Exec("ALTER TABLE ? ADD COLUMN ? ?", m.CurrentTable(stmt), clause.Column{Name: f.DBName},
-			m.DB.Migrator().FullDataTypeOf(f)).Error
-	})
+	return gormcore.AlterField(m.Migrator.Migrator, "spannerpg", value, name, "ALTER TABLE ? ADD COLUMN ? ?", nil)
 }
 
 // MigrateColumn brings a column to its field's definition: GORM's
@@ -388,78 +323,35 @@ func (m Migrator) queryRaw(sql string, args ...any) *gorm.DB {
 	return tx.Raw(sql, args...)
 }
 
-// count runs a count(*) query and reports whether it found anything; a
-// failed query counts as not found, as GORM's Has* methods have no error.
-func (m Migrator) count(sql string, args ...any) bool {
-	var n int64
-	_ = m.queryRaw(sql, args...).Row().Scan(&n)
-	return n > 0
+// catalog answers the Has* questions from information_schema, reading
+// it even in a dry run; a table name without a schema is in public.
+func (m Migrator) catalog() gormcore.Catalog {
+	return gormcore.Catalog{
+		Migrator: m.Migrator.Migrator,
+		SQL: gormcore.CatalogSQL{HasTable: hasTableSQL, GetTables: getTablesSQL, HasColumn: hasColumnSQL,
+			HasIndex: hasIndexSQL, HasConstraint: hasConstraintSQL, KeyColumns: keyColumnsSQL},
+		DefaultSchema: defaultSchema,
+		Split:         splitTable,
+		Raw:           m.queryRaw,
+	}
 }
 
 // HasTable reports whether the model's table exists.
-func (m Migrator) HasTable(value any) bool {
-	found := false
-	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		s, t := splitTable(stmt.Table)
-		found = m.count(hasTableSQL, s, t)
-		return nil
-	})
-	return found
-}
+func (m Migrator) HasTable(value any) bool { return m.catalog().HasTable(value) }
 
 // GetTables returns the names of the tables in the public schema.
-func (m Migrator) GetTables() ([]string, error) {
-	var names []string
-	err := m.queryRaw(getTablesSQL, defaultSchema).Scan(&names).Error
-	return names, err
-}
+func (m Migrator) GetTables() ([]string, error) { return m.catalog().GetTables() }
 
 // HasColumn reports whether the column of a field (or a column name)
 // exists.
-func (m Migrator) HasColumn(value any, name string) bool {
-	found := false
-	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		if stmt.Schema != nil {
-			if f := stmt.Schema.LookUpField(name); f != nil {
-				name = f.DBName
-			}
-		}
-		s, t := splitTable(stmt.Table)
-		found = m.count(hasColumnSQL, s, t, name)
-		return nil
-	})
-	return found
-}
+func (m Migrator) HasColumn(value any, name string) bool { return m.catalog().HasColumn(value, name) }
 
 // HasIndex reports whether an index (by model index name or name) exists.
-func (m Migrator) HasIndex(value any, name string) bool {
-	found := false
-	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		if stmt.Schema != nil {
-			if idx := stmt.Schema.LookIndex(name); idx != nil {
-				name = idx.Name
-			}
-		}
-		s, t := splitTable(stmt.Table)
-		found = m.count(hasIndexSQL, s, t, name)
-		return nil
-	})
-	return found
-}
+func (m Migrator) HasIndex(value any, name string) bool { return m.catalog().HasIndex(value, name) }
 
 // HasConstraint reports whether a foreign key or check constraint exists.
 func (m Migrator) HasConstraint(value any, name string) bool {
-	found := false
-	_ = m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		c, table := m.GuessConstraintInterfaceAndTable(stmt, name)
-		if c != nil {
-			name = c.GetName()
-		}
-		s, t := splitTable(table)
-		found = m.count(hasConstraintSQL, s, t, name)
-		return nil
-	})
-	return found
+	return m.catalog().HasConstraint(value, name)
 }
 
 // generatedMark is the ColumnTypeValue of a generated column, which
@@ -474,13 +366,9 @@ func (m Migrator) ColumnTypes(value any) ([]gorm.ColumnType, error) {
 	var out []gorm.ColumnType
 	err := m.RunWithValue(value, func(stmt *gorm.Statement) error {
 		s, t := splitTable(stmt.Table)
-		var keyNames []string
-		if err := m.queryRaw(keyColumnsSQL, s, t).Scan(&keyNames).Error; err != nil {
+		keys, err := m.catalog().KeyColumns(stmt.Table)
+		if err != nil {
 			return err
-		}
-		keys := make(map[string]bool, len(keyNames))
-		for _, k := range keyNames {
-			keys[k] = true
 		}
 		rows, err := m.queryRaw(columnsSQL, s, t).Rows()
 		if err != nil {

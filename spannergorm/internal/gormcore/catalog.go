@@ -1,0 +1,115 @@
+package gormcore
+
+import (
+	"gorm.io/gorm"
+	"gorm.io/gorm/migrator"
+)
+
+// CatalogSQL are a dialect's information_schema queries. Each binds the
+// schema first, then the table (and a column, index or constraint name).
+type CatalogSQL struct {
+	HasTable, GetTables, HasColumn, HasIndex, HasConstraint, KeyColumns string
+}
+
+// Catalog answers GORM's Has* questions and lists tables and key columns
+// for both dialects; what differs is the query text, how a table name
+// splits into schema and table, and how a query runs (the PostgreSQL
+// migrator reads the schema even in a dry run).
+type Catalog struct {
+	migrator.Migrator
+	SQL CatalogSQL
+	// DefaultSchema is the schema GetTables lists.
+	DefaultSchema string
+	// Split returns the schema and table that a table name binds.
+	Split func(table string) (schemaName, name string)
+	// Raw runs a query.
+	Raw func(sql string, args ...any) *gorm.DB
+}
+
+// Count runs a COUNT(*) query and reports whether it found anything; a
+// failed query counts as not found, as GORM's Has* methods have no error.
+func (c Catalog) Count(sql string, args ...any) bool {
+	var n int64
+	_ = c.Raw(sql, args...).Row().Scan(&n)
+	return n > 0
+}
+
+// HasTable reports whether the model's table exists.
+func (c Catalog) HasTable(value any) bool {
+	found := false
+	_ = c.RunWithValue(value, func(stmt *gorm.Statement) error {
+		s, t := c.Split(stmt.Table)
+		found = c.Count(c.SQL.HasTable, s, t)
+		return nil
+	})
+	return found
+}
+
+// GetTables returns the names of the tables in the default schema.
+func (c Catalog) GetTables() ([]string, error) {
+	var names []string
+	err := c.Raw(c.SQL.GetTables, c.DefaultSchema).Scan(&names).Error
+	return names, err
+}
+
+// HasColumn reports whether the column of a field (or a column name)
+// exists.
+func (c Catalog) HasColumn(value any, name string) bool {
+	found := false
+	_ = c.RunWithValue(value, func(stmt *gorm.Statement) error {
+		if stmt.Schema != nil {
+			if f := stmt.Schema.LookUpField(name); f != nil {
+				name = f.DBName
+			}
+		}
+		s, t := c.Split(stmt.Table)
+		found = c.Count(c.SQL.HasColumn, s, t, name)
+		return nil
+	})
+	return found
+}
+
+// HasIndex reports whether an index (by model index name or name) exists.
+func (c Catalog) HasIndex(value any, name string) bool {
+	found := false
+	_ = c.RunWithValue(value, func(stmt *gorm.Statement) error {
+		if stmt.Schema != nil {
+			if idx := stmt.Schema.LookIndex(name); idx != nil {
+				name = idx.Name
+			}
+		}
+		s, t := c.Split(stmt.Table)
+		found = c.Count(c.SQL.HasIndex, s, t, name)
+		return nil
+	})
+	return found
+}
+
+// HasConstraint reports whether a foreign key or check constraint exists.
+func (c Catalog) HasConstraint(value any, name string) bool {
+	found := false
+	_ = c.RunWithValue(value, func(stmt *gorm.Statement) error {
+		con, table := c.GuessConstraintInterfaceAndTable(stmt, name)
+		if con != nil {
+			name = con.GetName()
+		}
+		s, t := c.Split(table)
+		found = c.Count(c.SQL.HasConstraint, s, t, name)
+		return nil
+	})
+	return found
+}
+
+// KeyColumns returns the set of a table's primary key columns.
+func (c Catalog) KeyColumns(table string) (map[string]bool, error) {
+	s, t := c.Split(table)
+	var names []string
+	if err := c.Raw(c.SQL.KeyColumns, s, t).Scan(&names).Error; err != nil {
+		return nil, err
+	}
+	keys := make(map[string]bool, len(names))
+	for _, n := range names {
+		keys[n] = true
+	}
+	return keys, nil
+}
