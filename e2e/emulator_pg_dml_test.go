@@ -70,44 +70,7 @@ func TestEmulatorPGReturning(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
 	db, _ := emuPGDB(t, emuPGReturningDDL)
-	for _, table := range []string{"BySeq", "ByIdentity"} {
-		ids := emuInt64s(t, ctx, db, "INSERT INTO "+table+" (Name) VALUES ('a'), ('b') RETURNING Id")
-		if len(ids) != 2 || ids[0] <= 0 || ids[1] <= 0 || ids[0] == ids[1] {
-			t.Fatalf("%s: returned ids %v", table, ids)
-		}
-		res, err := db.ExecContext(ctx, "INSERT INTO "+table+" (Name) VALUES ('c') RETURNING Id")
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, err := res.LastInsertId()
-		if err != nil || id <= 0 {
-			t.Fatalf("%s: LastInsertId = %d, %v", table, id, err)
-		}
-		if n, err := res.RowsAffected(); n != 1 || err != nil {
-			t.Fatalf("%s: RowsAffected = %d, %v", table, n, err)
-		}
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var txID int64
-		var name string
-		if err := tx.QueryRowContext(ctx, "INSERT INTO "+table+" (Name) VALUES ($1) RETURNING Id, Name", "d").Scan(&txID, &name); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		got := emuInt64s(t, ctx, db, "SELECT Id FROM "+table+" WHERE Id = ANY($1) ORDER BY Id", []int64{ids[0], ids[1], id, txID})
-		if len(got) != 4 || name != "d" {
-			t.Fatalf("%s: %d of the returned ids found (%v), name %q", table, len(got), got, name)
-		}
-		_, err = db.ExecContext(ctx, "INSERT INTO "+table+" (Name) VALUES ('refused') RETURNING Id, Name")
-		emuWantCode(t, err, codes.FailedPrecondition)
-		if n := emuInt64s(t, ctx, db, "SELECT COUNT(*) FROM "+table+" WHERE Name = 'refused'"); n[0] != 0 {
-			t.Fatalf("%s: the refused RETURNING was committed", table)
-		}
-	}
+	emuCheckReturning(t, ctx, db, emuPGReturning)
 }
 
 // TestEmulatorPGReturningUpdateDelete: UPDATE and DELETE ... RETURNING
