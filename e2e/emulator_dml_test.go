@@ -289,41 +289,10 @@ func TestEmulatorMultiStatement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var sets [][]string
-	for {
-		var set []string
-		for rows.Next() {
-			var v any
-			if err := rows.Scan(&v); err != nil {
-				t.Fatal(err)
-			}
-			set = append(set, fmtAny(v))
-		}
-		sets = append(sets, set)
-		if !rows.NextResultSet() {
-			break
-		}
+	if got, want := emuResultSets(t, rows), [][]string{{"2"}, nil, {"u", "m"}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("result sets %q, want %q", got, want)
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if want := [][]string{{"2"}, nil, {"u", "m"}}; !reflect.DeepEqual(sets, want) {
-		t.Fatalf("result sets %q, want %q", sets, want)
-	}
-	// A failing later statement: rows.Err reports it with its code.
-	rows2, err := db.QueryContext(ctx, "SELECT 1; INSERT INTO Singers (SingerId, Name) VALUES (1, 'dup'); SELECT 2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows2.Next() {
-	}
-	for rows2.NextResultSet() {
-		for rows2.Next() {
-		}
-	}
-	emuWantCode(t, rows2.Err(), codes.AlreadyExists)
-	rows2.Close()
+	emuWantLaterStatementFails(t, ctx, db)
 }
 
 func fmtAny(v any) string {
