@@ -2,20 +2,14 @@ package spannergorm
 
 import (
 	"cloud.google.com/go/spanner"
-	"gorm.io/gorm"
+
+	"github.com/spannerfast/spannerfast/spannergorm/internal/gormcore"
 )
 
 // SpannerMigrator is the migrator's Spanner-specific API under
 // go-gorm-spanner's name, so that code written for it compiles:
 // db.Migrator().(spannergorm.SpannerMigrator).AutoMigrateDryRun(models...).
-type SpannerMigrator interface {
-	gorm.Migrator
-
-	AutoMigrateDryRun(values ...any) ([]spanner.Statement, error)
-	StartBatchDDL() error
-	RunBatch() error
-	AbortBatch() error
-}
+type SpannerMigrator = gormcore.SpannerMigrator
 
 var _ SpannerMigrator = Migrator{}
 
@@ -23,13 +17,5 @@ var _ SpannerMigrator = Migrator{}
 // for the models, without sending them: MigrationStatements in
 // go-gorm-spanner's form.
 func (m Migrator) AutoMigrateDryRun(values ...any) ([]spanner.Statement, error) {
-	stmts, err := MigrationStatements(m.DB, values...)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]spanner.Statement, len(stmts))
-	for i, s := range stmts {
-		out[i] = spanner.Statement{SQL: s}
-	}
-	return out, nil
+	return gormcore.DryRunStatements(MigrationStatements(m.DB, values...))
 }

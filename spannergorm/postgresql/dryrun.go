@@ -2,21 +2,15 @@ package spannerpg
 
 import (
 	"cloud.google.com/go/spanner"
-	"gorm.io/gorm"
+
+	"github.com/spannerfast/spannerfast/spannergorm/internal/gormcore"
 )
 
 // SpannerMigrator is the migrator's Spanner-specific API under
 // go-gorm-spanner's name (the same method set as spannergorm's), so that
 // code written for it compiles:
 // db.Migrator().(spannerpg.SpannerMigrator).AutoMigrateDryRun(models...).
-type SpannerMigrator interface {
-	gorm.Migrator
-
-	AutoMigrateDryRun(values ...any) ([]spanner.Statement, error)
-	StartBatchDDL() error
-	RunBatch() error
-	AbortBatch() error
-}
+type SpannerMigrator = gormcore.SpannerMigrator
 
 var _ SpannerMigrator = Migrator{}
 
@@ -24,13 +18,5 @@ var _ SpannerMigrator = Migrator{}
 // for the models, without sending them: MigrationStatements in
 // go-gorm-spanner's form.
 func (m Migrator) AutoMigrateDryRun(values ...any) ([]spanner.Statement, error) {
-	stmts, err := MigrationStatements(m.DB, values...)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]spanner.Statement, len(stmts))
-	for i, s := range stmts {
-		out[i] = spanner.Statement{SQL: s}
-	}
-	return out, nil
+	return gormcore.DryRunStatements(MigrationStatements(m.DB, values...))
 }
