@@ -83,15 +83,7 @@ func TestEmulatorPGExecuteBatchDml(t *testing.T) {
 		if !errors.Is(err, stop) {
 			t.Fatalf("the function's error: got %v", err)
 		}
-		c, err := db.Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		tx, err := c.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, tx := connTx(t, ctx, db)
 		_, err = sfdriver.ExecuteBatchDmlOnConn(ctx, c, func(ctx context.Context, b sfdriver.DmlBatch) error {
 			return b.ExecContext(ctx, "INSERT INTO Singers (SingerId, Name) VALUES (?, 'c')", 3)
 		})

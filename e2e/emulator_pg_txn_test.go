@@ -102,15 +102,7 @@ func TestEmulatorPGCommitTimestamps(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
 	db, _ := emuPGDB(t, emuPGAccountsDDL)
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	tx, err := c.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, tx := connTx(t, ctx, db)
 	emuExec(t, ctx, tx, "INSERT INTO accounts (id, balance, updated) VALUES (1, 1, spanner.pending_commit_timestamp())")
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
@@ -119,7 +111,7 @@ func TestEmulatorPGCommitTimestamps(t *testing.T) {
 	if err := c.QueryRowContext(ctx, "SHOW VARIABLE commit_timestamp").Scan(&shown); err != nil {
 		t.Fatal(err)
 	}
-	err = c.Raw(func(dc any) error {
+	err := c.Raw(func(dc any) error {
 		var err error
 		committed, err = dc.(sfdriver.SpannerConn).CommitTimestamp()
 		return err

@@ -690,15 +690,7 @@ func TestFakeExecuteBatchDml(t *testing.T) {
 	}
 	readStrings(t, mustQuery(t, db, txnQuery)) // the one connection is free
 
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	tx, err := c.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, tx := connTx(t, ctx, db)
 	if _, err := sfdriver.ExecuteBatchDmlOnConn(ctx, c, func(ctx context.Context, b sfdriver.DmlBatch) error {
 		return b.ExecContext(ctx, txnInsert)
 	}); err != nil {

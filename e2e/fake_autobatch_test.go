@@ -48,15 +48,7 @@ func rowsAffected(t *testing.T, r sql.Result, err error) int64 {
 func TestFakeAutoBatchDML(t *testing.T) {
 	ctx := context.Background()
 	s, db := startTxnFake(t, "auto_batch_dml=true", "auto_batch_dml_update_count_verification=false")
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	tx, err := c.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, tx := connTx(t, ctx, db)
 	s.ResetRequests()
 	for _, q := range []string{txnUpdate, txnInsert} {
 		r, err := tx.ExecContext(ctx, q)

@@ -213,15 +213,7 @@ func TestFakeDirectedReadNotOnWrites(t *testing.T) {
 func TestFakeSetBeforeFirstStatement(t *testing.T) {
 	ctx := context.Background()
 	s, db := startTxnFake(t)
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	tx, err := c.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, tx := connTx(t, ctx, db)
 	for _, stmt := range []string{
 		"SET LOCAL isolation_level = 'repeatable_read'",
 		"SET LOCAL read_lock_mode = 'optimistic'",
@@ -269,7 +261,7 @@ func TestFakeSetBeforeFirstStatement(t *testing.T) {
 
 	// retry_aborts_internally = false before the first statement: an
 	// aborted commit is not replayed.
-	tx, err = c.BeginTx(ctx, nil)
+	tx, err := c.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
