@@ -56,16 +56,8 @@ func TestEmulatorPGPartitionedQueries(t *testing.T) {
 	emuSameSet(t, "PartitionedQuery.Execute", got, want[50:])
 	tx.Commit()
 
-	rows, err := db.QueryContext(ctx, "RUN PARTITIONED QUERY SELECT id FROM p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	emuSameSet(t, "RUN PARTITIONED QUERY", scanInt64s(t, rows), want)
-	rows, err = db.QueryContext(ctx, "SELECT id FROM p WHERE v <> $1", "x", sfdriver.AutoPartition(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	emuSameSet(t, "AutoPartition", scanInt64s(t, rows), want)
+	emuSameSet(t, "RUN PARTITIONED QUERY", emuInt64s(t, ctx, db, "RUN PARTITIONED QUERY SELECT id FROM p"), want)
+	emuSameSet(t, "AutoPartition", emuInt64s(t, ctx, db, "SELECT id FROM p WHERE v <> $1", "x", sfdriver.AutoPartition(2)), want)
 
 	c, err := db.Conn(ctx)
 	if err != nil {
@@ -75,11 +67,7 @@ func TestEmulatorPGPartitionedQueries(t *testing.T) {
 	emuExec(t, ctx, c, "SET spanner.auto_partition_mode = true")
 	emuExec(t, ctx, c, "SET spanner.max_partitions = 4")
 	emuExec(t, ctx, c, "SET spanner.max_partitioned_parallelism = 2")
-	rows, err = c.QueryContext(ctx, "SELECT id FROM p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	emuSameSet(t, "auto_partition_mode", scanInt64s(t, rows), want)
+	emuSameSet(t, "auto_partition_mode", emuInt64s(t, ctx, c, "SELECT id FROM p"), want)
 	if got := showText(t, ctx, c, "max_partitions"); got != "4" {
 		t.Fatalf("SHOW VARIABLE max_partitions = %q", got)
 	}

@@ -94,16 +94,8 @@ func TestEmulatorPartitionedQueries(t *testing.T) {
 	emuSameSet(t, "PartitionQuery", got, want)
 
 	// 2. RUN PARTITIONED QUERY and AutoPartition: one *sql.Rows.
-	rows, err := db.QueryContext(ctx, "RUN PARTITIONED QUERY SELECT Id FROM P")
-	if err != nil {
-		t.Fatal(err)
-	}
-	emuSameSet(t, "RUN PARTITIONED QUERY", scanInt64s(t, rows), want)
-	rows, err = db.QueryContext(ctx, "SELECT Id FROM P", sfdriver.AutoPartition(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	emuSameSet(t, "AutoPartition", scanInt64s(t, rows), want)
+	emuSameSet(t, "RUN PARTITIONED QUERY", emuInt64s(t, ctx, db, "RUN PARTITIONED QUERY SELECT Id FROM P"), want)
+	emuSameSet(t, "AutoPartition", emuInt64s(t, ctx, db, "SELECT Id FROM P", sfdriver.AutoPartition(2)), want)
 
 	// 3. PARTITION and RUN PARTITION with partition ids.
 	c, err := db.Conn(ctx)
