@@ -249,44 +249,13 @@ func TestEmulatorPGReadOnlyStaleness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	emuExec(t, ctx, c, "INSERT INTO accounts (id, balance) VALUES (1, 1)")
-	var first time.Time
-	if err := c.QueryRowContext(ctx, "SHOW VARIABLE commit_timestamp").Scan(&first); err != nil {
-		t.Fatal(err)
-	}
-
-	ro, err := sfdriver.BeginReadOnlyTransaction(ctx, db, sfdriver.ReadOnlyTransactionOptions{TimestampBound: spanner.StrongRead()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := emuInt64s(t, ctx, ro, "SELECT balance FROM accounts"); !reflect.DeepEqual(got, []int64{1}) {
-		t.Fatalf("read-only: %v", got)
-	}
-	emuExec(t, ctx, db, "UPDATE accounts SET balance = 2 WHERE id = 1")
-	if got := emuInt64s(t, ctx, ro, "SELECT balance FROM accounts"); !reflect.DeepEqual(got, []int64{1}) {
-		t.Fatalf("read-only after a later commit: %v, want its snapshot [1]", got)
-	}
-	if err := ro.Commit(); err != nil {
-		t.Fatal(err)
-	}
-
-	at, err := sfdriver.BeginReadOnlyTransaction(ctx, db, sfdriver.ReadOnlyTransactionOptions{TimestampBound: spanner.ReadTimestamp(first)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := emuInt64s(t, ctx, at, "SELECT balance FROM accounts"); !reflect.DeepEqual(got, []int64{1}) {
-		t.Fatalf("read-only at the first commit: %v, want [1]", got)
-	}
-	at.Commit()
-
-	emuExec(t, ctx, c, "SET spanner.read_only_staleness = 'READ_TIMESTAMP "+first.Format(time.RFC3339Nano)+"'")
-	if got := emuInt64s(t, ctx, c, "SELECT balance FROM accounts"); !reflect.DeepEqual(got, []int64{1}) {
-		t.Fatalf("SET spanner.read_only_staleness at the first commit: %v, want [1]", got)
-	}
-	emuExec(t, ctx, c, "SET spanner.read_only_staleness = 'STRONG'")
-	if got := emuInt64s(t, ctx, c, "SELECT balance FROM accounts"); !reflect.DeepEqual(got, []int64{2}) {
-		t.Fatalf("strong: %v, want [2]", got)
-	}
+	first := emuCheckSnapshotReads(t, ctx, db, c, "SET spanner.read_only_staleness = '%s'", func() *sql.Tx {
+		ro, err := sfdriver.BeginReadOnlyTransaction(ctx, db, sfdriver.ReadOnlyTransactionOptions{TimestampBound: spanner.StrongRead()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ro
+	}, nil)
 	// The GoogleSQL form of the statement reaches the same property.
 	emuExec(t, ctx, c, "SET READ_ONLY_STALENESS = 'MIN_READ_TIMESTAMP "+first.Format(time.RFC3339Nano)+"'")
 	if got := emuInt64s(t, ctx, c, "SELECT count(*) FROM accounts"); !reflect.DeepEqual(got, []int64{1}) {

@@ -4,10 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
+	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
+
+	sfdriver "github.com/spannerfast/spannerfast/driver"
 )
 
 // The transaction scenarios both dialects run: the GoogleSQL tier
@@ -101,4 +106,57 @@ func emuCheckRunTxReplays(t *testing.T, ctx context.Context, db *sql.DB, d emuTx
 	if got := emuInt64s(t, ctx, db, "SELECT balance FROM accounts ORDER BY id"); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after %s %v, want %v", label, got, want)
 	}
+}
+
+// emuCheckSnapshotReads: c is a connection of db (opened with
+// autoConfigEmulator=true, so that the emulator's quirk does not end a
+// read-only transaction when the same multiplexed session writes), with an
+// empty accounts table. It commits row 1 (balance 1) on c and returns that
+// commit's timestamp, reported by SHOW VARIABLE commit_timestamp, after
+// checking that: a read-only transaction from beginRO is one snapshot (a
+// later commit of balance 2 is not seen in it; inRO, if set, runs in it
+// then); BeginReadOnlyTransaction at the first commit's timestamp reads
+// balance 1; setStaleness (a SET with one %s for the staleness) at that
+// timestamp makes c's autocommit reads see 1, and STRONG 2.
+func emuCheckSnapshotReads(t *testing.T, ctx context.Context, db *sql.DB, c *sql.Conn, setStaleness string, beginRO func() *sql.Tx, inRO func(ro *sql.Tx)) time.Time {
+	t.Helper()
+	emuExec(t, ctx, c, "INSERT INTO accounts (id, balance) VALUES (1, 1)")
+	var first time.Time
+	if err := c.QueryRowContext(ctx, "SHOW VARIABLE commit_timestamp").Scan(&first); err != nil {
+		t.Fatal(err)
+	}
+
+	ro := beginRO()
+	if got := emuInt64s(t, ctx, ro, "SELECT balance FROM accounts"); !reflect.DeepEqual(got, []int64{1}) {
+		t.Fatalf("read-only: %v", got)
+	}
+	emuExec(t, ctx, db, "UPDATE accounts SET balance = 2 WHERE id = 1")
+	if got := emuInt64s(t, ctx, ro, "SELECT balance FROM accounts"); !reflect.DeepEqual(got, []int64{1}) {
+		t.Fatalf("read-only after a later commit: %v, want its snapshot [1]", got)
+	}
+	if inRO != nil {
+		inRO(ro)
+	}
+	if err := ro.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	at, err := sfdriver.BeginReadOnlyTransaction(ctx, db, sfdriver.ReadOnlyTransactionOptions{TimestampBound: spanner.ReadTimestamp(first)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := emuInt64s(t, ctx, at, "SELECT balance FROM accounts"); !reflect.DeepEqual(got, []int64{1}) {
+		t.Fatalf("read-only at the first commit: %v, want [1]", got)
+	}
+	at.Commit()
+
+	emuExec(t, ctx, c, fmt.Sprintf(setStaleness, "READ_TIMESTAMP "+first.Format(time.RFC3339Nano)))
+	if got := emuInt64s(t, ctx, c, "SELECT balance FROM accounts"); !reflect.DeepEqual(got, []int64{1}) {
+		t.Fatalf("%s at the first commit: %v, want [1]", setStaleness, got)
+	}
+	emuExec(t, ctx, c, fmt.Sprintf(setStaleness, "STRONG"))
+	if got := emuInt64s(t, ctx, c, "SELECT balance FROM accounts"); !reflect.DeepEqual(got, []int64{2}) {
+		t.Fatalf("strong: %v, want [2]", got)
+	}
+	return first
 }

@@ -151,46 +151,16 @@ func TestEmulatorReadOnlyAndStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	emuExec(t, ctx, c, "INSERT INTO Accounts (Id, Balance) VALUES (1, 1)")
-	var first time.Time
-	if err := c.QueryRowContext(ctx, "SHOW VARIABLE COMMIT_TIMESTAMP").Scan(&first); err != nil {
-		t.Fatal(err)
-	}
-
-	ro, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := emuInt64s(t, ctx, ro, "SELECT Balance FROM Accounts"); !reflect.DeepEqual(got, []int64{1}) {
-		t.Fatalf("read-only: %v", got)
-	}
-	emuExec(t, ctx, db, "UPDATE Accounts SET Balance = 2 WHERE Id = 1")
-	if got := emuInt64s(t, ctx, ro, "SELECT Balance FROM Accounts"); !reflect.DeepEqual(got, []int64{1}) {
-		t.Fatalf("read-only after a later commit: %v, want its snapshot [1]", got)
-	}
-	_, err = ro.ExecContext(ctx, "UPDATE Accounts SET Balance = 3 WHERE Id = 1")
-	emuWantCode(t, err, codes.FailedPrecondition)
-	if err := ro.Commit(); err != nil {
-		t.Fatal(err)
-	}
-
-	// A read at the first commit's timestamp, by SET and by the Go API.
-	emuExec(t, ctx, c, "SET READ_ONLY_STALENESS = 'READ_TIMESTAMP "+first.Format(time.RFC3339Nano)+"'")
-	if got := emuInt64s(t, ctx, c, "SELECT Balance FROM Accounts"); !reflect.DeepEqual(got, []int64{1}) {
-		t.Fatalf("at the first commit: %v, want [1]", got)
-	}
-	emuExec(t, ctx, c, "SET READ_ONLY_STALENESS = 'STRONG'")
-	if got := emuInt64s(t, ctx, c, "SELECT Balance FROM Accounts"); !reflect.DeepEqual(got, []int64{2}) {
-		t.Fatalf("strong: %v, want [2]", got)
-	}
-	at, err := sfdriver.BeginReadOnlyTransaction(ctx, db, sfdriver.ReadOnlyTransactionOptions{TimestampBound: spanner.ReadTimestamp(first)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := emuInt64s(t, ctx, at, "SELECT Balance FROM Accounts"); !reflect.DeepEqual(got, []int64{1}) {
-		t.Fatalf("read-only at the first commit: %v, want [1]", got)
-	}
-	at.Commit()
+	emuCheckSnapshotReads(t, ctx, db, c, "SET READ_ONLY_STALENESS = '%s'", func() *sql.Tx {
+		ro, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ro
+	}, func(ro *sql.Tx) {
+		_, err := ro.ExecContext(ctx, "UPDATE Accounts SET Balance = 3 WHERE Id = 1")
+		emuWantCode(t, err, codes.FailedPrecondition)
+	})
 	// Exact staleness far enough back sees no table rows at all... but the
 	// table did not exist then either, so only ask for a bound that is
 	// accepted and reads: 0s is as strong.
