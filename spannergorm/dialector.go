@@ -122,7 +122,7 @@ func (d Dialector) Migrator(db *gorm.DB) gorm.Migrator {
 // DataTypeOf returns the GoogleSQL type of a field: the type tag when set,
 // else the type of the Go field, else GORM's general data type.
 func (Dialector) DataTypeOf(field *schema.Field) string {
-	return gormcore.DataTypeOf(field, typeName, generalType)
+	return gormcore.DataTypeOf(field, names.GoType, names.General)
 }
 
 // DefaultValueOf is the value GORM writes for a field that has a default

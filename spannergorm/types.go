@@ -19,6 +19,8 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
+
+	"github.com/spannerfast/spannerfast/spannergorm/internal/gormcore"
 )
 
 // namedTypes are the Go types whose GoogleSQL type their kind does not tell.
@@ -44,75 +46,30 @@ var namedTypes = map[reflect.Type]string{
 	reflect.TypeFor[CommitTimestamp]():     "TIMESTAMP",
 }
 
-var stringTypes = map[reflect.Type]bool{
-	reflect.TypeFor[spanner.NullString](): true,
-	reflect.TypeFor[sql.NullString]():     true,
+// names are GoogleSQL's type names: STRING and BYTES sized (0 is MAX),
+// FLOAT32 for float32, ARRAY<T>.
+var names = &gormcore.TypeNames{
+	Named: namedTypes, Bool: "BOOL", Int: "INT64", Time: "TIMESTAMP",
+	Float32: "FLOAT32", Float64: "FLOAT64", ArrayFloat32: "FLOAT32", ArrayFloat64: "FLOAT64",
+	String: func(size int) string { return sized("STRING", size) },
+	Bytes:  func(size int) string { return sized("BYTES", size) },
+	Array: func(elem string) string {
+		if strings.HasPrefix(elem, "ARRAY<") {
+			return ""
+		}
+		return "ARRAY<" + elem + ">"
+	},
 }
 
 // typeName returns the GoogleSQL type of a Go type, or "" when the type
 // has none; size is the length of STRING and BYTES (0 is MAX).
-func typeName(t reflect.Type, size int) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if n, ok := namedTypes[t]; ok {
-		return n
-	}
-	if stringTypes[t] {
-		return sized("STRING", size)
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "BOOL"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "INT64"
-	case reflect.Float32:
-		return "FLOAT32"
-	case reflect.Float64:
-		return "FLOAT64"
-	case reflect.String:
-		return sized("STRING", size)
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return sized("BYTES", size)
-		}
-		// Spanner has no arrays of arrays.
-		if elem := typeName(t.Elem(), size); elem != "" && !strings.HasPrefix(elem, "ARRAY<") {
-			return "ARRAY<" + elem + ">"
-		}
-	}
-	return ""
-}
+func typeName(t reflect.Type, size int) string { return names.GoType(t, size) }
 
 func sized(base string, size int) string {
 	if size <= 0 {
 		return base + "(MAX)"
 	}
 	return base + "(" + strconv.Itoa(size) + ")"
-}
-
-// generalType maps GORM's general data types; anything else (a type tag,
-// GormDataType) is already GoogleSQL.
-func generalType(f *schema.Field) string {
-	switch f.DataType {
-	case schema.Bool:
-		return "BOOL"
-	case schema.Int, schema.Uint:
-		return "INT64"
-	case schema.Float:
-		if f.Size == 32 {
-			return "FLOAT32"
-		}
-		return "FLOAT64"
-	case schema.String:
-		return sized("STRING", f.Size)
-	case schema.Bytes:
-		return sized("BYTES", f.Size)
-	case schema.Time:
-		return "TIMESTAMP"
-	}
-	return string(f.DataType)
 }
 
 // CommitTimestamp is a model field that writes the commit timestamp:

@@ -130,7 +130,7 @@ func (d Dialector) Migrator(db *gorm.DB) gorm.Migrator {
 // tag when set, else the type of the Go field, else GORM's general data
 // type.
 func (d Dialector) DataTypeOf(field *schema.Field) string {
-	return gormcore.DataTypeOf(field, typeName, generalType)
+	return gormcore.DataTypeOf(field, names.GoType, names.General)
 }
 
 // buildOnConflict renders ON CONFLICT with what Spanner needs. A

@@ -10,7 +10,8 @@ import (
 
 	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
-	"gorm.io/gorm/schema"
+
+	"github.com/spannerfast/spannerfast/spannergorm/internal/gormcore"
 )
 
 // namedTypes are the Go types whose PostgreSQL type their kind does not
@@ -37,58 +38,22 @@ var namedTypes = map[reflect.Type]string{
 	reflect.TypeFor[sql.NullBool]():        "boolean",
 }
 
-var stringTypes = map[reflect.Type]bool{
-	reflect.TypeFor[spanner.NullString](): true,
-	reflect.TypeFor[sql.NullString]():     true,
-}
-
-// typeName returns the PostgreSQL type of a Go type on Spanner, or "" when
-// it has none; size is the length of varchar (0 is unbounded). Go floats
-// are numeric, as in GORM's PostgreSQL dialector and go-gorm-spanner; a
-// type tag (float8, real) chooses a floating point column.
-func typeName(t reflect.Type, size int) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if n, ok := namedTypes[t]; ok {
-		return n
-	}
-	if stringTypes[t] {
-		return varchar(size)
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "bigint"
-	case reflect.Float32, reflect.Float64:
-		return "numeric"
-	case reflect.String:
-		return varchar(size)
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return "bytea"
+// names are the PostgreSQL dialect's type names. Go floats are numeric,
+// as in GORM's PostgreSQL dialector and go-gorm-spanner; a type tag
+// (float8, real) chooses a floating point column. Float elements of an
+// array are float8 and float4, not numeric: Spanner does not cast an
+// array of FLOAT64 parameters to numeric[] as it does a single value.
+var names = &gormcore.TypeNames{
+	Named: namedTypes, Bool: "boolean", Int: "bigint", Time: "timestamptz",
+	Float32: "numeric", Float64: "numeric", ArrayFloat32: "real", ArrayFloat64: "double precision",
+	String: varchar,
+	Bytes:  func(int) string { return "bytea" },
+	Array: func(elem string) string {
+		if strings.HasSuffix(elem, "[]") {
+			return ""
 		}
-		// Spanner has no arrays of arrays.
-		if elem := arrayElement(t.Elem(), size); elem != "" && !strings.HasSuffix(elem, "[]") {
-			return elem + "[]"
-		}
-	}
-	return ""
-}
-
-// arrayElement is the element type of an array column. Float elements
-// are float8 and float4, not numeric: Spanner does not cast an array of
-// FLOAT64 parameters to numeric[] as it does a single value.
-func arrayElement(t reflect.Type, size int) string {
-	switch t.Kind() {
-	case reflect.Float64:
-		return "double precision"
-	case reflect.Float32:
-		return "real"
-	}
-	return typeName(t, size)
+		return elem + "[]"
+	},
 }
 
 func varchar(size int) string {
@@ -96,24 +61,4 @@ func varchar(size int) string {
 		return "varchar"
 	}
 	return "varchar(" + strconv.Itoa(size) + ")"
-}
-
-// generalType maps GORM's general data types; anything else (a type tag,
-// GormDataType) is taken as the PostgreSQL type.
-func generalType(f *schema.Field) string {
-	switch f.DataType {
-	case schema.Bool:
-		return "boolean"
-	case schema.Int, schema.Uint:
-		return "bigint"
-	case schema.Float:
-		return "numeric"
-	case schema.String:
-		return varchar(f.Size)
-	case schema.Bytes:
-		return "bytea"
-	case schema.Time:
-		return "timestamptz"
-	}
-	return string(f.DataType)
 }
