@@ -52,6 +52,18 @@ func counterValue(ctx context.Context, t *testing.T, q interface {
 	return v
 }
 
+// wantCounters reports an error unless counters 0 and 1 hold want0 and
+// want1.
+func wantCounters(ctx context.Context, t *testing.T, db *sql.DB, want0, want1 int64) {
+	t.Helper()
+	if got := counterValue(ctx, t, db, 0); got != want0 {
+		t.Errorf("row 0: %d, want %d", got, want0)
+	}
+	if got := counterValue(ctx, t, db, 1); got != want1 {
+		t.Errorf("row 1: %d, want %d", got, want1)
+	}
+}
+
 // increment reads a counter and writes it back plus one: a lost update
 // shows as a final count below the number of increments.
 func increment(ctx context.Context, tx *sql.Tx, id int) error {
@@ -282,12 +294,7 @@ func TestEmulatorNestedTransactionsInOneGoroutine(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if got := counterValue(ctx, t, db, 0); got != 2 {
-		t.Errorf("row 0: %d, want 2", got)
-	}
-	if got := counterValue(ctx, t, db, 1); got != 10 {
-		t.Errorf("row 1: %d, want 10", got)
-	}
+	wantCounters(ctx, t, db, 2, 10)
 }
 
 // A read-write transaction that is open but has started nothing holds
@@ -323,12 +330,7 @@ func TestEmulatorIdleTransactionHoldsNothing(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if got := counterValue(ctx, t, db, 0); got != 10 {
-		t.Errorf("row 0: %d, want 10", got)
-	}
-	if got := counterValue(ctx, t, db, 1); got != 3 {
-		t.Errorf("row 1: %d, want 3", got)
-	}
+	wantCounters(ctx, t, db, 10, 3)
 
 	// A transaction that only buffers mutations enters at its commit, and
 	// the commit waits for a transaction that holds the gate instead of
@@ -365,12 +367,7 @@ func TestEmulatorIdleTransactionHoldsNothing(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("commit of buffered mutations: %v", err)
 	}
-	if got := counterValue(ctx, t, db, 0); got != 11 {
-		t.Errorf("row 0: %d, want 11", got)
-	}
-	if got := counterValue(ctx, t, db, 1); got != 100 {
-		t.Errorf("row 1: %d, want 100", got)
-	}
+	wantCounters(ctx, t, db, 11, 100)
 }
 
 // DDL from one goroutine while others run read-write transactions: the
