@@ -296,8 +296,7 @@ func emuPGRawText(v, safe any) any {
 // and decode_numeric_to_string, equal to go-sql-spanner's values.
 func TestEmulatorPostgreSQLTypes(t *testing.T) {
 	ctx := emuCtx(t)
-	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGTypesDDL))
-	db := emuOpen(t, edb.DSN())
+	db, edb := emuPGDB(t, []string{emuPGTypesDDL})
 	emuPGInsert(t, ctx, db)
 	client := emuOfficialClient(t, ctx, edb)
 	query := "SELECT " + emuPGTypesColumns + " FROM pgtypes ORDER BY k"
@@ -338,8 +337,8 @@ func TestEmulatorPostgreSQLTypes(t *testing.T) {
 func TestEmulatorPostgreSQLScan(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
-	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGTypesDDL))
-	emuPGInsert(t, ctx, emuOpen(t, edb.DSN()))
+	db, edb := emuPGDB(t, []string{emuPGTypesDDL})
+	emuPGInsert(t, ctx, db)
 	wantTypes := []struct {
 		name string
 		scan reflect.Type
@@ -421,8 +420,8 @@ func TestEmulatorPostgreSQLScan(t *testing.T) {
 func TestEmulatorPostgreSQLNumericScan(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
-	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGTypesDDL))
-	emuPGInsert(t, ctx, emuOpen(t, edb.DSN()))
+	db, edb := emuPGDB(t, []string{emuPGTypesDDL})
+	emuPGInsert(t, ctx, db)
 	const query = "SELECT n FROM pgtypes ORDER BY k"
 	got := emuColumn[spanner.PGNumeric](t, ctx, emuOpen(t, edb.DSN()), query)
 	want := []spanner.PGNumeric{{Numeric: "123456789.000000001", Valid: true}, {Numeric: "NaN", Valid: true}, {}}

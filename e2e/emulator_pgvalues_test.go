@@ -17,7 +17,6 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
-	"github.com/spannerfast/spannerfast/internal/emulatortest"
 )
 
 // Every PostgreSQL column type that Spanner's PostgreSQL interface has a
@@ -110,8 +109,7 @@ func emuSame(a, b any) bool { return fmt.Sprintf("%#v", a) == fmt.Sprintf("%#v",
 // driver.RawDecode for one query) and with decode_to_native_arrays.
 func TestEmulatorPostgreSQLValues(t *testing.T) {
 	ctx := emuCtx(t)
-	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGValuesDDL))
-	db := emuOpen(t, edb.DSN())
+	db, edb := emuPGDB(t, []string{emuPGValuesDDL})
 	emuPGValuesInsert(t, ctx, db)
 	client := emuOfficialClient(t, ctx, edb)
 	all := "SELECT " + emuPGValuesColumns + " FROM pgvalues ORDER BY k"
@@ -165,8 +163,7 @@ func TestEmulatorPostgreSQLValues(t *testing.T) {
 // mode.
 func TestEmulatorPostgreSQLValuesProto(t *testing.T) {
 	ctx := emuCtx(t)
-	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGValuesDDL))
-	db := emuOpen(t, edb.DSN())
+	db, edb := emuPGDB(t, []string{emuPGValuesDDL})
 	emuPGValuesInsert(t, ctx, db)
 	client := emuOfficialClient(t, ctx, edb)
 	query := "SELECT " + emuPGValuesColumns + " FROM pgvalues ORDER BY k"
@@ -242,8 +239,7 @@ func (s *emuPGScanned) dest() []any {
 func TestEmulatorPostgreSQLValuesScan(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
-	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGValuesDDL))
-	db := emuOpen(t, edb.DSN())
+	db, edb := emuPGDB(t, []string{emuPGValuesDDL})
 	emuPGValuesInsert(t, ctx, db)
 	ts := time.Date(2024, 2, 29, 23, 59, 58, 123456000, time.UTC)
 	ts2 := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -349,8 +345,7 @@ func TestEmulatorPostgreSQLValuesScan(t *testing.T) {
 func TestEmulatorPostgreSQLLiteralArguments(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
-	edb := emulatortest.NewDatabase(t, emulatortest.WithDialect(emulatortest.PostgreSQL), emulatortest.WithDDL(emuPGValuesDDL))
-	db := emuOpen(t, edb.DSN())
+	db, _ := emuPGDB(t, []string{emuPGValuesDDL})
 	lit := func(typ *spannerpb.Type, text string) spanner.GenericColumnValue {
 		return spanner.GenericColumnValue{Type: typ, Value: structpb.NewStringValue(text)}
 	}
