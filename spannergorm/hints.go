@@ -15,10 +15,8 @@ type Exprs = gormcore.Exprs
 // query: db.Clauses(spannergorm.ForceIndex("idx_singers_name")).Find(&s)
 // reads through that index. Type is the hint and its equals sign
 // ("FORCE_INDEX="), Key the index name; an empty Key writes nothing.
-type IndexHint struct {
-	Type string
-	Key  string
-}
+// Spanner reads it as @{FORCE_INDEX=`name`}.
+type IndexHint = gormcore.IndexHint[hintSyntax]
 
 // ForceIndex is the FORCE_INDEX hint: the query reads through the index
 // name ("_BASE_TABLE" for the table itself).
@@ -26,49 +24,24 @@ func ForceIndex(name string) IndexHint {
 	return IndexHint{Type: "FORCE_INDEX=", Key: name}
 }
 
-// ModifyStatement implements gorm.StatementModifier: the hint goes with
-// the statement's FROM clause, after any hint already there.
-func (h IndexHint) ModifyStatement(stmt *gorm.Statement) { gormcore.AppendAfterFrom(stmt, h) }
-
-// Build implements clause.Expression: @{FORCE_INDEX=`name`}.
-func (h IndexHint) Build(b clause.Builder) {
-	if h.Key == "" {
-		return
-	}
-	b.WriteString("@{")
-	b.WriteString(h.Type)
-	b.WriteQuoted(h.Key)
-	b.WriteByte('}')
-}
-
 var (
 	_ gorm.StatementModifier = IndexHint{}
 	_ clause.Expression      = IndexHint{}
+	_ gormcore.HintSyntax    = hintSyntax{}
 )
+
+// hintSyntax writes several table hints as Spanner takes them, in one
+// @{A=a, B=b}, the index name quoted.
+type hintSyntax struct{}
+
+func (hintSyntax) Open() string                          { return "@{" }
+func (hintSyntax) Close() string                         { return "}" }
+func (hintSyntax) Check(string, string) error            { return nil }
+func (hintSyntax) WriteKey(b clause.Builder, key string) { b.WriteQuoted(key) }
 
 // buildFrom writes the query's index hints right after its first table,
 // where Spanner reads a table hint, and before any join (GORM would put
 // them after the joins).
-func buildFrom(c clause.Clause, b clause.Builder) { gormcore.BuildFrom(c, b, writeHints) }
-
-// writeHints writes several table hints as Spanner takes them, in one
-// @{A=a, B=b}.
-func writeHints(b clause.Builder, hints []IndexHint) {
-	n := 0
-	for _, h := range hints {
-		if h.Key == "" {
-			continue
-		}
-		if n == 0 {
-			b.WriteString("@{")
-		} else {
-			b.WriteString(", ")
-		}
-		b.WriteString(h.Type)
-		b.WriteQuoted(h.Key)
-		n++
-	}
-	if n > 0 {
-		b.WriteByte('}')
-	}
+func buildFrom(c clause.Clause, b clause.Builder) {
+	gormcore.BuildFrom(c, b, gormcore.WriteHints[hintSyntax])
 }

@@ -22,10 +22,7 @@ type Exprs = gormcore.Exprs
 // ("FORCE_INDEX="), Key the index name; an empty Key writes nothing. It
 // has spannergorm.IndexHint's API; PostgreSQL writes it as a comment,
 // /*@ FORCE_INDEX=name */.
-type IndexHint struct {
-	Type string
-	Key  string
-}
+type IndexHint = gormcore.IndexHint[hintSyntax]
 
 // ForceIndex is the FORCE_INDEX hint: the query reads through the index
 // name ("_base_table" for the table itself).
@@ -33,46 +30,32 @@ func ForceIndex(name string) IndexHint {
 	return IndexHint{Type: "FORCE_INDEX=", Key: name}
 }
 
-// ModifyStatement implements gorm.StatementModifier.
-func (h IndexHint) ModifyStatement(stmt *gorm.Statement) { gormcore.AppendAfterFrom(stmt, h) }
-
-// Build implements clause.Expression.
-func (h IndexHint) Build(b clause.Builder) { writeHints(b, []IndexHint{h}) }
-
 var (
 	_ gorm.StatementModifier = IndexHint{}
 	_ clause.Expression      = IndexHint{}
+	_ gormcore.HintSyntax    = hintSyntax{}
 )
 
 // buildFrom writes the query's index hints right after its table.
-func buildFrom(c clause.Clause, b clause.Builder) { gormcore.BuildFrom(c, b, writeHints) }
+func buildFrom(c clause.Clause, b clause.Builder) {
+	gormcore.BuildFrom(c, b, gormcore.WriteHints[hintSyntax])
+}
 
-// writeHints writes table hints as Spanner's PostgreSQL dialect takes
+// hintSyntax writes table hints as Spanner's PostgreSQL dialect takes
 // them: one comment, /*@ A=a, B=b */. The index name is written as
 // given: it is an identifier in a comment, where quoting does not apply,
 // so a name with characters other than letters, digits and _ is refused.
-func writeHints(b clause.Builder, hints []IndexHint) {
-	n := 0
-	for _, h := range hints {
-		if h.Key == "" {
-			continue
-		}
-		if !isHintWord(h.Key) || !isHintWord(strings.TrimSuffix(h.Type, "=")) {
-			_ = b.AddError(fmt.Errorf("%w: hint %s%s", ErrHint, h.Type, h.Key))
-			return
-		}
-		if n == 0 {
-			b.WriteString("/*@ ")
-		} else {
-			b.WriteString(", ")
-		}
-		b.WriteString(h.Type)
-		b.WriteString(h.Key)
-		n++
+type hintSyntax struct{}
+
+func (hintSyntax) Open() string                          { return "/*@ " }
+func (hintSyntax) Close() string                         { return " */" }
+func (hintSyntax) WriteKey(b clause.Builder, key string) { b.WriteString(key) }
+
+func (hintSyntax) Check(typ, key string) error {
+	if !isHintWord(key) || !isHintWord(strings.TrimSuffix(typ, "=")) {
+		return fmt.Errorf("%w: hint %s%s", ErrHint, typ, key)
 	}
-	if n > 0 {
-		b.WriteString(" */")
-	}
+	return nil
 }
 
 // ErrHint is the error of a hint whose name or value is not a plain word

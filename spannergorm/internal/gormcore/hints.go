@@ -82,3 +82,55 @@ func splitHints[H clause.Expression](e clause.Expression, hints []H, rest Exprs)
 	}
 	return hints, rest
 }
+
+// HintSyntax is how a dialect writes a list of table hints: Open, the
+// hints separated by ", ", Close. Check refuses a hint the dialect cannot
+// write; WriteKey writes the index name.
+type HintSyntax interface {
+	Open() string
+	Close() string
+	Check(typ, key string) error
+	WriteKey(b clause.Builder, key string)
+}
+
+// IndexHint is a table hint, such as FORCE_INDEX, for the table of a
+// query, written in the syntax S. Type is the hint and its equals sign
+// ("FORCE_INDEX="), Key the index name; an empty Key writes nothing.
+type IndexHint[S HintSyntax] struct {
+	Type string
+	Key  string
+}
+
+// ModifyStatement implements gorm.StatementModifier: the hint goes with
+// the statement's FROM clause, after any hint already there.
+func (h IndexHint[S]) ModifyStatement(stmt *gorm.Statement) { AppendAfterFrom(stmt, h) }
+
+// Build implements clause.Expression.
+func (h IndexHint[S]) Build(b clause.Builder) { WriteHints(b, []IndexHint[S]{h}) }
+
+// WriteHints writes several table hints as one list; a hint that the
+// syntax refuses adds its error to the statement and ends the list.
+func WriteHints[S HintSyntax](b clause.Builder, hints []IndexHint[S]) {
+	var syntax S
+	n := 0
+	for _, h := range hints {
+		if h.Key == "" {
+			continue
+		}
+		if err := syntax.Check(h.Type, h.Key); err != nil {
+			_ = b.AddError(err)
+			return
+		}
+		if n == 0 {
+			b.WriteString(syntax.Open())
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(h.Type)
+		syntax.WriteKey(b, h.Key)
+		n++
+	}
+	if n > 0 {
+		b.WriteString(syntax.Close())
+	}
+}
