@@ -38,8 +38,7 @@ func emuBufferWrite(c *sql.Conn, ms []*spanner.Mutation) error {
 func TestEmulatorPGMutationTypes(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
-	byDML, _ := emuPGDB(t, []string{emuPGTypesDDL})
-	emuPGInsert(t, ctx, byDML)
+	byDML, _ := emuPGTypesDB(t, ctx)
 	byMutation, edb := emuPGDB(t, []string{emuPGTypesDDL})
 	c, err := byMutation.Conn(ctx)
 	if err != nil {
@@ -54,7 +53,7 @@ func TestEmulatorPGMutationTypes(t *testing.T) {
 	if ts, err := emuApply(ctx, c, ms); err != nil || ts.IsZero() {
 		t.Fatalf("Apply: %v, %v", ts, err)
 	}
-	query := "SELECT " + emuPGTypesColumns + " FROM pgtypes ORDER BY k"
+	query := emuPGTypesAll
 	for _, raw := range []bool{false, true} {
 		props := []string{"rawDecode=" + map[bool]string{false: "false", true: "true"}[raw]}
 		want := emuSFRows(t, ctx, byDML, query)

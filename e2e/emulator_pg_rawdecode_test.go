@@ -46,9 +46,8 @@ func emuPGRawEqual(t *testing.T, label string, got, want [][]any) {
 func TestEmulatorPGRawDecodePerQuery(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
-	db, edb := emuPGDB(t, []string{emuPGTypesDDL})
-	emuPGInsert(t, ctx, db)
-	query := "SELECT " + emuPGTypesColumns + " FROM pgtypes ORDER BY k"
+	db, edb := emuPGTypesDB(t, ctx)
+	query := emuPGTypesAll
 	want := emuSFRows(t, ctx, db, query)
 	if len(want) != 3 {
 		t.Fatalf("%d rows inserted, want 3", len(want))
@@ -86,9 +85,8 @@ func TestEmulatorPGRawDecodePerQuery(t *testing.T) {
 func TestEmulatorPGRawDecodeMultiStatement(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
-	db, edb := emuPGDB(t, []string{emuPGTypesDDL})
-	emuPGInsert(t, ctx, db)
-	query := "SELECT " + emuPGTypesColumns + " FROM pgtypes ORDER BY k"
+	db, edb := emuPGTypesDB(t, ctx)
+	query := emuPGTypesAll
 	want := emuSFRows(t, ctx, db, query)
 	for _, props := range [][]string{nil, {"rawDecode=true"}} {
 		pdb := emuOpen(t, edb.DSN(props...))

@@ -32,6 +32,18 @@ const emuPGTypesDDL = `CREATE TABLE pgtypes (
 
 const emuPGTypesColumns = "k, n, j, ts, d, b, s, i, an, aj, ats, ad, ab, ai"
 
+// emuPGTypesAll reads every row and column of pgtypes.
+const emuPGTypesAll = "SELECT " + emuPGTypesColumns + " FROM pgtypes ORDER BY k"
+
+// emuPGTypesDB opens a fresh PostgreSQL database with table pgtypes,
+// filled by emuPGInsert.
+func emuPGTypesDB(t *testing.T, ctx context.Context) (*sql.DB, *emulatortest.Database) {
+	t.Helper()
+	db, edb := emuPGDB(t, []string{emuPGTypesDDL})
+	emuPGInsert(t, ctx, db)
+	return db, edb
+}
+
 // emuPGTypesRows are the rows inserted: values (NaN among them), NULLs, and
 // typed NULLs of every parameter type.
 func emuPGTypesRows() [][]any {
@@ -296,10 +308,9 @@ func emuPGRawText(v, safe any) any {
 // and decode_numeric_to_string, equal to go-sql-spanner's values.
 func TestEmulatorPostgreSQLTypes(t *testing.T) {
 	ctx := emuCtx(t)
-	db, edb := emuPGDB(t, []string{emuPGTypesDDL})
-	emuPGInsert(t, ctx, db)
+	_, edb := emuPGTypesDB(t, ctx)
 	client := emuOfficialClient(t, ctx, edb)
-	query := "SELECT " + emuPGTypesColumns + " FROM pgtypes ORDER BY k"
+	query := emuPGTypesAll
 	for _, props := range [][]string{
 		nil, {"rawDecode=true"},
 		{"decode_to_native_arrays=true", "decode_numeric_to_string=true"},
@@ -337,8 +348,7 @@ func TestEmulatorPostgreSQLTypes(t *testing.T) {
 func TestEmulatorPostgreSQLScan(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
-	db, edb := emuPGDB(t, []string{emuPGTypesDDL})
-	emuPGInsert(t, ctx, db)
+	_, edb := emuPGTypesDB(t, ctx)
 	wantTypes := []struct {
 		name string
 		scan reflect.Type
@@ -420,8 +430,7 @@ func TestEmulatorPostgreSQLScan(t *testing.T) {
 func TestEmulatorPostgreSQLNumericScan(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
-	db, edb := emuPGDB(t, []string{emuPGTypesDDL})
-	emuPGInsert(t, ctx, db)
+	_, edb := emuPGTypesDB(t, ctx)
 	const query = "SELECT n FROM pgtypes ORDER BY k"
 	got := emuColumn[spanner.PGNumeric](t, ctx, emuOpen(t, edb.DSN()), query)
 	want := []spanner.PGNumeric{{Numeric: "123456789.000000001", Valid: true}, {Numeric: "NaN", Valid: true}, {}}
@@ -469,7 +478,7 @@ func TestEmulatorPostgreSQLPositional(t *testing.T) {
 		emuExec(t, ctx, db, "INSERT INTO pgtypes ("+emuPGTypesColumns+") VALUES "+
 			"($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)", r...)
 	}
-	query := "SELECT " + emuPGTypesColumns + " FROM pgtypes ORDER BY k"
+	query := emuPGTypesAll
 	want := emuSFRows(t, ctx, emuOpen(t, named.DSN()), query)
 	got := emuSFRows(t, ctx, db, query)
 	if !reflect.DeepEqual(got, want) {

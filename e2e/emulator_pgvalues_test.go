@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/internal/emulatortest"
 )
 
 // Every PostgreSQL column type that Spanner's PostgreSQL interface has a
@@ -34,6 +35,18 @@ const emuPGValuesDDL = `CREATE TABLE pgvalues (
 )`
 
 const emuPGValuesColumns = "k, b, f4, f8, i8, vc, tx, n, j, ts, d, by, ab, af4, af8, ai8, avc, atx, an, aj, ats, ad, aby"
+
+// emuPGValuesAll reads every row and column of pgvalues.
+const emuPGValuesAll = "SELECT " + emuPGValuesColumns + " FROM pgvalues ORDER BY k"
+
+// emuPGValuesDB opens a fresh PostgreSQL database with table pgvalues,
+// filled by emuPGValuesInsert.
+func emuPGValuesDB(t *testing.T, ctx context.Context) (*sql.DB, *emulatortest.Database) {
+	t.Helper()
+	db, edb := emuPGDB(t, []string{emuPGValuesDDL})
+	emuPGValuesInsert(t, ctx, db)
+	return db, edb
+}
 
 // emuPGValuesRows are the rows written, one Go form of each value per row:
 //
@@ -109,10 +122,9 @@ func emuSame(a, b any) bool { return fmt.Sprintf("%#v", a) == fmt.Sprintf("%#v",
 // driver.RawDecode for one query) and with decode_to_native_arrays.
 func TestEmulatorPostgreSQLValues(t *testing.T) {
 	ctx := emuCtx(t)
-	db, edb := emuPGDB(t, []string{emuPGValuesDDL})
-	emuPGValuesInsert(t, ctx, db)
+	db, edb := emuPGValuesDB(t, ctx)
 	client := emuOfficialClient(t, ctx, edb)
-	all := "SELECT " + emuPGValuesColumns + " FROM pgvalues ORDER BY k"
+	all := emuPGValuesAll
 	// go-sql-spanner cannot hold a NULL element in a native array: rows 2
 	// and 3 have none.
 	noNullElements := "SELECT " + emuPGValuesColumns + " FROM pgvalues WHERE k IN (2, 3) ORDER BY k"
@@ -163,10 +175,9 @@ func TestEmulatorPostgreSQLValues(t *testing.T) {
 // mode.
 func TestEmulatorPostgreSQLValuesProto(t *testing.T) {
 	ctx := emuCtx(t)
-	db, edb := emuPGDB(t, []string{emuPGValuesDDL})
-	emuPGValuesInsert(t, ctx, db)
+	db, edb := emuPGValuesDB(t, ctx)
 	client := emuOfficialClient(t, ctx, edb)
-	query := "SELECT " + emuPGValuesColumns + " FROM pgvalues ORDER BY k"
+	query := emuPGValuesAll
 	var want [][]spanner.GenericColumnValue
 	it := client.Single().Query(ctx, spanner.Statement{SQL: query})
 	if err := it.Do(func(row *spanner.Row) error {
@@ -239,8 +250,7 @@ func (s *emuPGScanned) dest() []any {
 func TestEmulatorPostgreSQLValuesScan(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
-	db, edb := emuPGDB(t, []string{emuPGValuesDDL})
-	emuPGValuesInsert(t, ctx, db)
+	db, edb := emuPGValuesDB(t, ctx)
 	ts := time.Date(2024, 2, 29, 23, 59, 58, 123456000, time.UTC)
 	ts2 := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
 	d := civil.Date{Year: 2024, Month: 2, Day: 29}
@@ -295,7 +305,7 @@ func TestEmulatorPostgreSQLValuesScan(t *testing.T) {
 			ad:  []spanner.NullDate{{Date: d, Valid: true}, {}},
 			aby: [][]byte{[]byte("x")}},
 	}
-	query := "SELECT " + emuPGValuesColumns + " FROM pgvalues ORDER BY k"
+	query := emuPGValuesAll
 	for _, tc := range []struct {
 		name string
 		db   *sql.DB
