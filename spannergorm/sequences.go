@@ -48,21 +48,11 @@ func (c *Config) checkSequenceConfig() error {
 		return fmt.Errorf("%w: DisableIdentityColumns (plain INT64 keys) and DefaultSequenceKind %q exclude each other",
 			ErrConfig, c.DefaultSequenceKind)
 	}
-	if !isWord(c.DefaultSequenceKind) {
+	if !gormcore.IsWord(c.DefaultSequenceKind) {
 		return fmt.Errorf("%w: DefaultSequenceKind %q is not a sequence kind (letters, digits and _)",
 			ErrConfig, c.DefaultSequenceKind)
 	}
 	return nil
-}
-
-func isWord(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // keySequence returns the sequence a field's column takes its values

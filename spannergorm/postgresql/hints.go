@@ -52,7 +52,7 @@ func (hintSyntax) Close() string                         { return " */" }
 func (hintSyntax) WriteKey(b clause.Builder, key string) { b.WriteString(key) }
 
 func (hintSyntax) Check(typ, key string) error {
-	if !isHintWord(key) || !isHintWord(strings.TrimSuffix(typ, "=")) {
+	if !gormcore.IsWord(key) || !gormcore.IsWord(strings.TrimSuffix(typ, "=")) {
 		return fmt.Errorf("%w: hint %s%s", ErrHint, typ, key)
 	}
 	return nil
@@ -62,13 +62,3 @@ func (hintSyntax) Check(typ, key string) error {
 // (letters, digits and _): PostgreSQL-dialect hints live in a comment,
 // where nothing can be quoted.
 var ErrHint = status.Error(codes.InvalidArgument, "spannerpg: invalid hint")
-
-func isHintWord(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return s != ""
-}

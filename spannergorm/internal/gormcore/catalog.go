@@ -3,6 +3,7 @@ package gormcore
 import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/migrator"
+	"gorm.io/gorm/schema"
 )
 
 // CatalogSQL are a dialect's information_schema queries. Each binds the
@@ -55,31 +56,34 @@ func (c Catalog) GetTables() ([]string, error) {
 // HasColumn reports whether the column of a field (or a column name)
 // exists.
 func (c Catalog) HasColumn(value any, name string) bool {
-	found := false
-	_ = c.RunWithValue(value, func(stmt *gorm.Statement) error {
-		if stmt.Schema != nil {
-			if f := stmt.Schema.LookUpField(name); f != nil {
-				name = f.DBName
-			}
+	return c.hasNamed(value, name, c.SQL.HasColumn, func(sc *schema.Schema) string {
+		if f := sc.LookUpField(name); f != nil {
+			return f.DBName
 		}
-		s, t := c.Split(stmt.Table)
-		found = c.Count(c.SQL.HasColumn, s, t, name)
-		return nil
+		return name
 	})
-	return found
 }
 
 // HasIndex reports whether an index (by model index name or name) exists.
 func (c Catalog) HasIndex(value any, name string) bool {
+	return c.hasNamed(value, name, c.SQL.HasIndex, func(sc *schema.Schema) string {
+		if idx := sc.LookIndex(name); idx != nil {
+			return idx.Name
+		}
+		return name
+	})
+}
+
+// hasNamed counts with sql the table's object called name, or what the
+// model's schema resolves name to.
+func (c Catalog) hasNamed(value any, name, sql string, resolve func(*schema.Schema) string) bool {
 	found := false
 	_ = c.RunWithValue(value, func(stmt *gorm.Statement) error {
 		if stmt.Schema != nil {
-			if idx := stmt.Schema.LookIndex(name); idx != nil {
-				name = idx.Name
-			}
+			name = resolve(stmt.Schema)
 		}
 		s, t := c.Split(stmt.Table)
-		found = c.Count(c.SQL.HasIndex, s, t, name)
+		found = c.Count(sql, s, t, name)
 		return nil
 	})
 	return found
