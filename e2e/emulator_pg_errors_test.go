@@ -114,11 +114,7 @@ func TestEmulatorPGInFailedTransaction(t *testing.T) {
 	ctx := emuCtx(t)
 	db, _ := emuPGDB(t, emuPGErrDDL)
 	emuExec(t, ctx, db, "INSERT INTO parent (id, name) VALUES (1, 'a')")
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dbConn(t, db)
 	state := func() sfdriver.TransactionState {
 		var ts sfdriver.TransactionState
 		if err := c.Raw(func(dc any) error { ts = dc.(*conn.Conn).TransactionState(); return nil }); err != nil {
@@ -141,7 +137,7 @@ func TestEmulatorPGInFailedTransaction(t *testing.T) {
 	if got := state(); got != sfdriver.TransactionStateFailed {
 		t.Fatalf("state after the failure %q, want 'E'", got)
 	}
-	err = emuPGErr(ctx, c, "SELECT id FROM parent")
+	err := emuPGErr(ctx, c, "SELECT id FROM parent")
 	var pgErr *sfdriver.PGError
 	if !errors.As(err, &pgErr) || pgErr.SQLState() != "25P02" || status.Code(err) != codes.FailedPrecondition ||
 		!strings.Contains(err.Error(), "current transaction is failed, commands ignored until end of transaction block") {

@@ -40,11 +40,7 @@ func TestEmulatorPGMutationTypes(t *testing.T) {
 	ctx := emuCtx(t)
 	byDML, _ := emuPGTypesDB(t, ctx)
 	byMutation, edb := emuPGDB(t, []string{emuPGTypesDDL})
-	c, err := byMutation.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dbConn(t, byMutation)
 	cols := []string{"k", "n", "j", "ts", "d", "b", "s", "i", "an", "aj", "ats", "ad", "ab", "ai"}
 	var ms []*spanner.Mutation
 	for _, r := range emuPGTypesRows() {
@@ -82,18 +78,14 @@ func TestEmulatorPGMutations(t *testing.T) {
 	db, _ := emuPGDB(t, []string{
 		"CREATE TABLE items (id bigint NOT NULL PRIMARY KEY, price numeric, attrs jsonb, day date, seen timestamptz)",
 	})
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dbConn(t, db)
 	cols := []string{"id", "price", "attrs", "day", "seen"}
 	seen := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	row := func(id int64, price string) []any {
 		return []any{id, spanner.PGNumeric{Numeric: price, Valid: true},
 			spanner.PGJsonB{Value: map[string]any{"id": id}, Valid: true}, civil.Date{Year: 2025, Month: 6, Day: int(id)}, seen}
 	}
-	_, err = emuApply(ctx, c, []*spanner.Mutation{
+	_, err := emuApply(ctx, c, []*spanner.Mutation{
 		spanner.Insert("items", cols, row(1, "1.10")),
 		spanner.Insert("items", cols, row(2, "2.20")),
 		spanner.InsertMap("items", map[string]any{"id": int64(3), "price": spanner.PGNumeric{Numeric: "3.3", Valid: true}}),

@@ -59,11 +59,7 @@ func TestEmulatorPGPartitionedQueries(t *testing.T) {
 	emuSameSet(t, "RUN PARTITIONED QUERY", emuInt64s(t, ctx, db, "RUN PARTITIONED QUERY SELECT id FROM p"), want)
 	emuSameSet(t, "AutoPartition", emuInt64s(t, ctx, db, "SELECT id FROM p WHERE v <> $1", "x", sfdriver.AutoPartition(2)), want)
 
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dbConn(t, db)
 	emuExec(t, ctx, c, "SET spanner.auto_partition_mode = true")
 	emuExec(t, ctx, c, "SET spanner.max_partitions = 4")
 	emuExec(t, ctx, c, "SET spanner.max_partitioned_parallelism = 2")
@@ -85,11 +81,7 @@ func TestEmulatorPGPartitionedDML(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
 	db, edb, want := emuPGPartitionDB(t, 30)
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dbConn(t, db)
 	count := func() int64 {
 		return emuInt64s(t, ctx, c, "SELECT count(*) FROM p WHERE flag")[0]
 	}

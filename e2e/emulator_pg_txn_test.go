@@ -69,11 +69,7 @@ func TestEmulatorPGTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dbConn(t, db)
 	emuExec(t, ctx, c, "BEGIN")
 	emuExec(t, ctx, c, "UPDATE accounts SET balance = 0 WHERE id = 2")
 	emuExec(t, ctx, c, "ROLLBACK")
@@ -244,11 +240,7 @@ func TestEmulatorPGReadOnlyStaleness(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
 	db, edb := emuPGDB(t, emuPGAccountsDDL, "autoConfigEmulator=true")
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dbConn(t, db)
 	first := emuCheckSnapshotReads(t, ctx, db, c, "SET spanner.read_only_staleness = '%s'", func() *sql.Tx {
 		ro, err := sfdriver.BeginReadOnlyTransaction(ctx, db, sfdriver.ReadOnlyTransactionOptions{TimestampBound: spanner.StrongRead()})
 		if err != nil {
