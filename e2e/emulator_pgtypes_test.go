@@ -39,8 +39,15 @@ const emuPGTypesAll = "SELECT " + emuPGTypesColumns + " FROM pgtypes ORDER BY k"
 // filled by emuPGInsert.
 func emuPGTypesDB(t *testing.T, ctx context.Context) (*sql.DB, *emulatortest.Database) {
 	t.Helper()
-	db, edb := emuPGDB(t, []string{emuPGTypesDDL})
-	emuPGInsert(t, ctx, db)
+	return emuPGFilledDB(t, ctx, emuPGTypesDDL, emuPGInsert)
+}
+
+// emuPGFilledDB opens a fresh PostgreSQL database with the one table ddl
+// creates and runs fill on it.
+func emuPGFilledDB(t *testing.T, ctx context.Context, ddl string, fill func(t *testing.T, ctx context.Context, db *sql.DB)) (*sql.DB, *emulatortest.Database) {
+	t.Helper()
+	db, edb := emuPGDB(t, []string{ddl})
+	fill(t, ctx, db)
 	return db, edb
 }
 

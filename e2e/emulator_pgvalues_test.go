@@ -43,9 +43,7 @@ const emuPGValuesAll = "SELECT " + emuPGValuesColumns + " FROM pgvalues ORDER BY
 // filled by emuPGValuesInsert.
 func emuPGValuesDB(t *testing.T, ctx context.Context) (*sql.DB, *emulatortest.Database) {
 	t.Helper()
-	db, edb := emuPGDB(t, []string{emuPGValuesDDL})
-	emuPGValuesInsert(t, ctx, db)
-	return db, edb
+	return emuPGFilledDB(t, ctx, emuPGValuesDDL, emuPGValuesInsert)
 }
 
 // emuPGValuesRows are the rows written, one Go form of each value per row:
