@@ -4,7 +4,6 @@ import (
 	"database/sql"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/migrator"
 )
 
 // The INFORMATION_SCHEMA queries of GetIndexes and of AlterColumn's check
@@ -21,36 +20,10 @@ const (
 // GetIndexes returns the indexes of the model's table with their key
 // columns in order, the primary key (PRIMARY_KEY) among them.
 func (m Migrator) GetIndexes(value any) ([]gorm.Index, error) {
-	var out []gorm.Index
-	err := m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		rows, err := m.DB.Raw(indexesSQL, m.CurrentDatabase(), stmt.Table).Rows()
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		byName := map[string]*migrator.Index{}
-		for rows.Next() {
-			var name, kind, column string
-			var unique bool
-			if err := rows.Scan(&name, &unique, &kind, &column); err != nil {
-				return err
-			}
-			idx := byName[name]
-			if idx == nil {
-				idx = &migrator.Index{
-					TableName:       stmt.Table,
-					NameValue:       name,
-					PrimaryKeyValue: sql.NullBool{Bool: kind == "PRIMARY_KEY", Valid: true},
-					UniqueValue:     sql.NullBool{Bool: unique, Valid: true},
-				}
-				byName[name] = idx
-				out = append(out, idx)
-			}
-			idx.ColumnList = append(idx.ColumnList, column)
-		}
-		return rows.Err()
+	return m.catalog().Indexes(value, indexesSQL, func(rows *sql.Rows) (name string, unique bool, kind, column string, err error) {
+		err = rows.Scan(&name, &unique, &kind, &column)
+		return
 	})
-	return out, err
 }
 
 // isGenerated reports whether a column is generated (AS (...) STORED),

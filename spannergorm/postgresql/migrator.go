@@ -425,34 +425,9 @@ func defaultValue(s string) string {
 // GetIndexes returns the indexes of the model's table, the primary key
 // among them.
 func (m Migrator) GetIndexes(value any) ([]gorm.Index, error) {
-	var out []gorm.Index
-	err := m.RunWithValue(value, func(stmt *gorm.Statement) error {
-		s, t := splitTable(stmt.Table)
-		rows, err := m.queryRaw(indexesSQL, s, t).Rows()
-		if err != nil {
-			return err
-		}
-		byName := map[string]*migrator.Index{}
-		for rows.Next() {
-			var name, unique, kind, column string
-			if err := rows.Scan(&name, &unique, &kind, &column); err != nil {
-				rows.Close()
-				return err
-			}
-			idx := byName[name]
-			if idx == nil {
-				idx = &migrator.Index{
-					TableName:       t,
-					NameValue:       name,
-					PrimaryKeyValue: sql.NullBool{Bool: kind == "PRIMARY_KEY", Valid: true},
-					UniqueValue:     sql.NullBool{Bool: unique == "YES", Valid: true},
-				}
-				byName[name] = idx
-				out = append(out, idx)
-			}
-			idx.ColumnList = append(idx.ColumnList, column)
-		}
-		return errorsOf(rows)
+	return m.catalog().Indexes(value, indexesSQL, func(rows *sql.Rows) (name string, unique bool, kind, column string, err error) {
+		var isUnique string
+		err = rows.Scan(&name, &isUnique, &kind, &column)
+		return name, isUnique == "YES", kind, column, err
 	})
-	return out, err
 }

@@ -1,6 +1,8 @@
 package gormcore
 
 import (
+	"database/sql"
+
 	"gorm.io/gorm"
 	"gorm.io/gorm/migrator"
 	"gorm.io/gorm/schema"
@@ -116,4 +118,48 @@ func (c Catalog) KeyColumns(table string) (map[string]bool, error) {
 		keys[n] = true
 	}
 	return keys, nil
+}
+
+// IndexRow reads one row of a dialect's index query: the index, whether
+// it is unique, its INDEX_TYPE and one key column.
+type IndexRow func(rows *sql.Rows) (name string, unique bool, kind, column string, err error)
+
+// Indexes returns the indexes of the model's table from query, which
+// lists each index's key columns in order; the primary key (PRIMARY_KEY)
+// is among them.
+func (c Catalog) Indexes(value any, query string, scan IndexRow) ([]gorm.Index, error) {
+	var out []gorm.Index
+	err := c.RunWithValue(value, func(stmt *gorm.Statement) error {
+		s, t := c.Split(stmt.Table)
+		rows, err := c.Raw(query, s, t).Rows()
+		if err != nil {
+			return err
+		}
+		byName := map[string]*migrator.Index{}
+		for rows.Next() {
+			name, unique, kind, column, err := scan(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			idx := byName[name]
+			if idx == nil {
+				idx = &migrator.Index{
+					TableName:       t,
+					NameValue:       name,
+					PrimaryKeyValue: sql.NullBool{Bool: kind == "PRIMARY_KEY", Valid: true},
+					UniqueValue:     sql.NullBool{Bool: unique, Valid: true},
+				}
+				byName[name] = idx
+				out = append(out, idx)
+			}
+			idx.ColumnList = append(idx.ColumnList, column)
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return err
+		}
+		return rows.Close()
+	})
+	return out, err
 }
