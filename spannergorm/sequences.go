@@ -115,7 +115,7 @@ func (m Migrator) keyDefinition(f *schema.Field) string {
 	}
 	switch kind := strings.ToUpper(m.dialector.DefaultSequenceKind); kind {
 	case "":
-		return identitySQL
+		return gormcore.IdentitySQL
 	case AutoIncrementIdentityColumns:
 		return " AUTO_INCREMENT"
 	default:
