@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"gorm.io/gorm"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/internal/emulatortest"
 	"github.com/spannerfast/spannerfast/spannergorm"
+	"github.com/spannerfast/spannerfast/spannergorm/internal/dialecttest"
 )
 
 // The emulator tests run what the embedded server cannot: sequences,
@@ -36,90 +36,21 @@ func openEmulator(t *testing.T, cfg spannergorm.Config) *gorm.DB {
 	return db
 }
 
-// queryTexts records the SQL text of every query GORM runs on db.
-type queryTexts struct {
-	mu    sync.Mutex
-	texts []string
-}
-
-func recordQueries(t *testing.T, db *gorm.DB) *queryTexts {
-	t.Helper()
-	q := &queryTexts{}
-	if err := db.Callback().Query().After("gorm:query").Register("test:record_text", func(tx *gorm.DB) {
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		q.texts = append(q.texts, tx.Statement.SQL.String())
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return q
-}
-
-func (q *queryTexts) take() []string {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := q.texts
-	q.texts = nil
-	return out
-}
-
-// Page is a table for paging queries.
-type Page struct {
-	ID   int64 `gorm:"primaryKey;autoIncrement:false"`
-	Name string
-}
+// Page is the LIMIT scenario's table (dialecttest.Limit).
+type Page = dialecttest.Page
 
 // TestEmulatorLimitIsParameter: two page sizes (and two offsets) send one
 // query text, with LIMIT and OFFSET as parameters, and the engine returns
-// the right rows for each; an OFFSET alone works too.
+// the right rows for each; an OFFSET alone works too (dialecttest.Limit).
 func TestEmulatorLimitIsParameter(t *testing.T) {
 	t.Parallel()
-	db := openEmulator(t, spannergorm.Config{})
-	if err := db.AutoMigrate(&Page{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Create(&[]Page{{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}, {5, "e"}}).Error; err != nil {
-		t.Fatal(err)
-	}
-	q := recordQueries(t, db)
-	ids := func(tx *gorm.DB) []int64 {
-		t.Helper()
-		var ps []Page
-		if err := tx.Order("id").Find(&ps).Error; err != nil {
-			t.Fatal(err)
-		}
-		var out []int64
-		for _, p := range ps {
-			out = append(out, p.ID)
-		}
-		return out
-	}
-	if got := ids(db.Limit(2)); !slices.Equal(got, []int64{1, 2}) {
-		t.Errorf("Limit(2) = %v", got)
-	}
-	if got := ids(db.Limit(3)); !slices.Equal(got, []int64{1, 2, 3}) {
-		t.Errorf("Limit(3) = %v", got)
-	}
-	if got := ids(db.Limit(2).Offset(1)); !slices.Equal(got, []int64{2, 3}) {
-		t.Errorf("Limit(2).Offset(1) = %v", got)
-	}
-	if got := ids(db.Limit(1).Offset(3)); !slices.Equal(got, []int64{4}) {
-		t.Errorf("Limit(1).Offset(3) = %v", got)
-	}
-	if got := ids(db.Offset(3)); !slices.Equal(got, []int64{4, 5}) {
-		t.Errorf("Offset(3) = %v", got)
-	}
-	texts := q.take()
-	want := []string{
+	dialecttest.Limit(t, openEmulator(t, spannergorm.Config{}), []string{
 		"SELECT * FROM `pages` ORDER BY id LIMIT ?",
 		"SELECT * FROM `pages` ORDER BY id LIMIT ?",
 		"SELECT * FROM `pages` ORDER BY id LIMIT ? OFFSET ?",
 		"SELECT * FROM `pages` ORDER BY id LIMIT ? OFFSET ?",
 		"SELECT * FROM `pages` ORDER BY id LIMIT ? OFFSET ?",
-	}
-	if !slices.Equal(texts, want) {
-		t.Errorf("query texts\n got %q\nwant %q", texts, want)
-	}
+	})
 }
 
 // Person has a secondary index for the hint test.

@@ -8,16 +8,16 @@ import (
 
 	"github.com/spannerfast/spannerfast/internal/emulatortest"
 	"github.com/spannerfast/spannerfast/spannergorm"
-	"github.com/spannerfast/spannerfast/spannergorm/internal/upserttest"
+	"github.com/spannerfast/spannerfast/spannergorm/internal/dialecttest"
 )
 
 // TestEmulatorAssociationSaves: GORM's default association saves
 // (has-one, has-many, many2many, belongs-to), with and without
 // FullSaveAssociations, explicit DoUpdates upserts, and a failure that
-// leaves nothing, on a GoogleSQL database (upserttest.Run).
+// leaves nothing, on a GoogleSQL database (dialecttest.Run).
 func TestEmulatorAssociationSaves(t *testing.T) {
 	t.Parallel()
-	upserttest.Run(t, func(t *testing.T) *gorm.DB { return openUpsertDB(t, "") })
+	dialecttest.Run(t, func(t *testing.T) *gorm.DB { return openUpsertDB(t, "") })
 }
 
 // TestEmulatorAssociationSavesAutoBatchDML: the same scenario with
@@ -25,7 +25,7 @@ func TestEmulatorAssociationSaves(t *testing.T) {
 // ExecuteBatchDml (TestFakeAssociationSaveCost counts it).
 func TestEmulatorAssociationSavesAutoBatchDML(t *testing.T) {
 	t.Parallel()
-	upserttest.Run(t, func(t *testing.T) *gorm.DB {
+	dialecttest.Run(t, func(t *testing.T) *gorm.DB {
 		return openUpsertDB(t, ";auto_batch_dml=true;auto_batch_dml_update_count_verification=false")
 	})
 }
@@ -42,7 +42,7 @@ func openUpsertDB(t *testing.T, options string) *gorm.DB {
 			_ = sqlDB.Close()
 		}
 	})
-	if err := db.AutoMigrate(upserttest.Models()...); err != nil {
+	if err := db.AutoMigrate(dialecttest.Models()...); err != nil {
 		t.Fatalf("AutoMigrate: %v", err)
 	}
 	return db

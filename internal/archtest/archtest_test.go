@@ -67,7 +67,7 @@ var layers = map[string]int{
 	// the rules both GORM dialectors share (knows GORM, not the driver)
 	"spannergorm/internal/gormcore": 6,
 	// the association-save scenario both dialectors' emulator tests run
-	"spannergorm/internal/upserttest": 6,
+	"spannergorm/internal/dialecttest": 6,
 
 	// 7: built on the public API.
 	"spannergorm":            7, // GoogleSQL

@@ -4,91 +4,30 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"gorm.io/gorm"
 
+	"github.com/spannerfast/spannerfast/spannergorm/internal/dialecttest"
 	spannerpg "github.com/spannerfast/spannerfast/spannergorm/postgresql"
 )
 
-// recordQueries collects the SQL text of every query GORM runs on db.
-func recordQueries(t *testing.T, db *gorm.DB) func() []string {
-	t.Helper()
-	var mu sync.Mutex
-	var texts []string
-	if err := db.Callback().Query().After("gorm:query").Register("test:record_text", func(tx *gorm.DB) {
-		mu.Lock()
-		defer mu.Unlock()
-		texts = append(texts, tx.Statement.SQL.String())
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		out := texts
-		texts = nil
-		return out
-	}
-}
-
-// Page is a table for paging queries.
-type Page struct {
-	ID   int64 `gorm:"primaryKey;autoIncrement:false"`
-	Name string
-}
+// Page is the LIMIT scenario's table (dialecttest.Limit).
+type Page = dialecttest.Page
 
 // TestEmulatorLimitIsParameter: two page sizes (and two offsets) send one
 // query text, with LIMIT and OFFSET as $n parameters, and the engine
-// returns the right rows for each; an OFFSET alone works too.
+// returns the right rows for each; an OFFSET alone works too
+// (dialecttest.Limit).
 func TestEmulatorLimitIsParameter(t *testing.T) {
 	t.Parallel()
-	db := openEmulator(t, spannerpg.SpannerConfig{})
-	if err := db.AutoMigrate(&Page{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Create(&[]Page{{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"}, {5, "e"}}).Error; err != nil {
-		t.Fatal(err)
-	}
-	take := recordQueries(t, db)
-	ids := func(tx *gorm.DB) []int64 {
-		t.Helper()
-		var ps []Page
-		if err := tx.Order("id").Find(&ps).Error; err != nil {
-			t.Fatal(err)
-		}
-		var out []int64
-		for _, p := range ps {
-			out = append(out, p.ID)
-		}
-		return out
-	}
-	if got := ids(db.Limit(2)); !slices.Equal(got, []int64{1, 2}) {
-		t.Errorf("Limit(2) = %v", got)
-	}
-	if got := ids(db.Limit(3)); !slices.Equal(got, []int64{1, 2, 3}) {
-		t.Errorf("Limit(3) = %v", got)
-	}
-	if got := ids(db.Limit(2).Offset(1)); !slices.Equal(got, []int64{2, 3}) {
-		t.Errorf("Limit(2).Offset(1) = %v", got)
-	}
-	if got := ids(db.Limit(1).Offset(3)); !slices.Equal(got, []int64{4}) {
-		t.Errorf("Limit(1).Offset(3) = %v", got)
-	}
-	if got := ids(db.Offset(3)); !slices.Equal(got, []int64{4, 5}) {
-		t.Errorf("Offset(3) = %v", got)
-	}
-	want := []string{
+	dialecttest.Limit(t, openEmulator(t, spannerpg.SpannerConfig{}), []string{
 		`SELECT * FROM "pages" ORDER BY id LIMIT $1`,
 		`SELECT * FROM "pages" ORDER BY id LIMIT $1`,
 		`SELECT * FROM "pages" ORDER BY id LIMIT $1 OFFSET $2`,
 		`SELECT * FROM "pages" ORDER BY id LIMIT $1 OFFSET $2`,
 		`SELECT * FROM "pages" ORDER BY id LIMIT $1 OFFSET $2`,
-	}
-	if texts := take(); !slices.Equal(texts, want) {
-		t.Errorf("query texts\n got %q\nwant %q", texts, want)
-	}
+	})
 }
 
 // TestEmulatorAutoMigrateDryRun: go-gorm-spanner's AutoMigrateDryRun,

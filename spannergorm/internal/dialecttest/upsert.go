@@ -1,4 +1,4 @@
-package upserttest
+package dialecttest
 
 import (
 	"strings"

@@ -1,0 +1,11 @@
+// Package dialecttest holds the end-to-end scenarios written once and run
+// by the emulator tests of both GORM dialectors (spannergorm and
+// spannergorm/postgresql), so that both dialects prove the same meaning:
+// GORM's association saves and explicit OnConflict upserts (a row that
+// does not exist is inserted, one that exists gets only the columns GORM
+// asked for, and a failure leaves nothing; Run), and LIMIT and OFFSET
+// sent as parameters (Limit).
+//
+// It knows GORM and the testing package; it must not know either
+// dialector or the driver: the caller opens the database.
+package dialecttest
