@@ -27,6 +27,20 @@ const (
 	keyColumnsSQL    = "SELECT COLUMN_NAME FROM INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND INDEX_TYPE = 'PRIMARY_KEY'"
 )
 
+// dropSQL finds what must go before a table can be dropped.
+var dropSQL = gormcore.DropSQL{
+	Indexes:  "SELECT INDEX_NAME FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND INDEX_TYPE = 'INDEX' AND NOT SPANNER_IS_MANAGED ORDER BY INDEX_NAME",
+	Children: "SELECT TABLE_SCHEMA, TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = ? AND PARENT_TABLE_NAME = ? ORDER BY TABLE_NAME",
+	ReferencedBy: "SELECT TC.TABLE_SCHEMA, TC.TABLE_NAME, TC.CONSTRAINT_NAME FROM INFORMATION_SCHEMA.CONSTRAINT_TABLE_USAGE AS CTU " +
+		"JOIN INFORMATION_SCHEMA.TABLE_CONSTRAINTS AS TC ON TC.CONSTRAINT_CATALOG = CTU.CONSTRAINT_CATALOG AND TC.CONSTRAINT_SCHEMA = CTU.CONSTRAINT_SCHEMA AND TC.CONSTRAINT_NAME = CTU.CONSTRAINT_NAME " +
+		"WHERE CTU.TABLE_SCHEMA = ? AND CTU.TABLE_NAME = ? AND TC.CONSTRAINT_TYPE = 'FOREIGN KEY' ORDER BY TC.TABLE_NAME, TC.CONSTRAINT_NAME",
+}
+
+// DropTableError is DropTable's error when an interleaved child table or
+// a foreign key of a table that is not being dropped blocks the drop
+// (gRPC code FailedPrecondition).
+type DropTableError = gormcore.DropTableError
+
 // Interleave places a table in its parent's splits; a model says so by
 // implementing Interleaved.
 type Interleave = gormcore.Interleave
@@ -189,10 +203,21 @@ func (m Migrator) DropIndex(value any, name string) error {
 	})
 }
 
-// DropTable drops the tables of the models, children first.
+// DropTable drops the models' tables that exist, with their secondary
+// indexes, children and referencing tables first, in one DDL batch
+// (statement by statement under DisableAutoMigrateBatching). A table with
+// an interleaved child or a foreign key of another table that is not
+// being dropped is refused with a DropTableError naming it.
 func (m Migrator) DropTable(values ...any) error {
-	return gormcore.DropTables(m.Migrator, values, func(stmt *gorm.Statement) error {
-		return m.DB.Exec("DROP TABLE ?", m.CurrentTable(stmt)).Error
+	if m.DB.DryRun || m.dialector.DisableAutoMigrateBatching {
+		return m.dropTables(values)
+	}
+	return m.inBatch(func(mg Migrator) error { return mg.dropTables(values) })
+}
+
+func (m Migrator) dropTables(values []any) error {
+	return m.catalog().DropTables(values, dropSQL, false, "spannergorm", func(sql string, vars ...any) error {
+		return m.DB.Exec(sql, vars...).Error
 	})
 }
 

@@ -30,9 +30,14 @@ const (
 	columnsSQL       = "SELECT column_name, spanner_type, is_nullable, column_default, is_identity, generation_expression FROM information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY ordinal_position"
 	keyColumnsSQL    = "SELECT column_name FROM information_schema.index_columns WHERE table_schema = ? AND table_name = ? AND index_type = 'PRIMARY_KEY'"
 	indexesSQL       = "SELECT i.index_name, i.is_unique, i.index_type, ic.column_name FROM information_schema.indexes i JOIN information_schema.index_columns ic ON ic.table_schema = i.table_schema AND ic.table_name = i.table_name AND ic.index_name = i.index_name WHERE i.table_schema = ? AND i.table_name = ? AND i.spanner_is_managed = 'NO' AND ic.ordinal_position IS NOT NULL ORDER BY i.index_name, ic.ordinal_position"
-	tableIndexesSQL  = "SELECT index_name FROM information_schema.indexes WHERE table_schema = ? AND table_name = ? AND index_type = 'INDEX' AND spanner_is_managed = 'NO'"
-	referencingSQL   = "SELECT tc.table_schema, tc.table_name, tc.constraint_name FROM information_schema.constraint_table_usage ctu JOIN information_schema.table_constraints tc ON tc.constraint_catalog = ctu.constraint_catalog AND tc.constraint_schema = ctu.constraint_schema AND tc.constraint_name = ctu.constraint_name WHERE ctu.table_schema = ? AND ctu.table_name = ? AND tc.constraint_type = 'FOREIGN KEY'"
 )
+
+// dropSQL finds what must go before a table can be dropped.
+var dropSQL = gormcore.DropSQL{
+	Indexes:      "SELECT index_name FROM information_schema.indexes WHERE table_schema = ? AND table_name = ? AND index_type = 'INDEX' AND spanner_is_managed = 'NO' ORDER BY index_name",
+	Children:     "SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema = ? AND parent_table_name = ? ORDER BY table_name",
+	ReferencedBy: "SELECT tc.table_schema, tc.table_name, tc.constraint_name FROM information_schema.constraint_table_usage ctu JOIN information_schema.table_constraints tc ON tc.constraint_catalog = ctu.constraint_catalog AND tc.constraint_schema = ctu.constraint_schema AND tc.constraint_name = ctu.constraint_name WHERE ctu.table_schema = ? AND ctu.table_name = ? AND tc.constraint_type = 'FOREIGN KEY' ORDER BY tc.table_name, tc.constraint_name",
+}
 
 // Interleave places a table in its parent's splits; a model says so by
 // implementing Interleaved. It is spannergorm.Interleave.
@@ -157,56 +162,30 @@ func (m Migrator) createTableSQL(stmt *gorm.Statement, value any) (string, []any
 	return gormcore.CreateTableSQL(m.DB, stmt, value, m.CurrentTable(stmt), tableDDL)
 }
 
-// DropTable drops the tables of the models, children first. Spanner drops
-// no table that has indexes or is referenced by a foreign key, so those
-// go first.
+// DropTable drops the models' tables that exist, with their indexes,
+// children and referencing tables first, in one DDL batch (statement by
+// statement under DisableAutoMigrateBatching). A foreign key of a table
+// that is not being dropped is dropped first, as GORM's PostgreSQL
+// migrator's DROP TABLE ... CASCADE would; an interleaved child that is
+// not being dropped is refused with a DropTableError naming it.
 func (m Migrator) DropTable(values ...any) error {
-	return gormcore.DropTables(m.Migrator.Migrator, values, func(stmt *gorm.Statement) error {
-		if !m.HasTable(stmt.Table) {
-			return nil
-		}
-		if err := m.dropDependencies(stmt.Table); err != nil {
-			return err
-		}
-		return m.DB.Exec("DROP TABLE ?", m.CurrentTable(stmt)).Error
+	if m.DB.DryRun || m.dialector.SpannerConfig.DisableAutoMigrateBatching {
+		return m.dropTables(values)
+	}
+	return gormcore.InBatch(m.DB, func(db *gorm.DB) Migrator { return m.dialector.Migrator(db).(Migrator) },
+		func(mg Migrator) error { return mg.dropTables(values) })
+}
+
+func (m Migrator) dropTables(values []any) error {
+	return m.catalog().DropTables(values, dropSQL, true, "spannerpg", func(sql string, vars ...any) error {
+		return m.DB.Exec(sql, vars...).Error
 	})
 }
 
-func (m Migrator) dropDependencies(table string) error {
-	s, t := splitTable(table)
-	type fk struct{ Schema, Table, Name string }
-	var fks []fk
-	rows, err := m.queryRaw(referencingSQL, s, t).Rows()
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var k fk
-		if err := rows.Scan(&k.Schema, &k.Table, &k.Name); err != nil {
-			rows.Close()
-			return err
-		}
-		fks = append(fks, k)
-	}
-	if err := errorsOf(rows); err != nil {
-		return err
-	}
-	for _, k := range fks {
-		if err := m.DB.Exec("ALTER TABLE ? DROP CONSTRAINT ?", qualified(k.Schema, k.Table), clause.Column{Name: k.Name}).Error; err != nil {
-			return err
-		}
-	}
-	var indexes []string
-	if err := m.queryRaw(tableIndexesSQL, s, t).Scan(&indexes).Error; err != nil {
-		return err
-	}
-	for _, name := range indexes {
-		if err := m.DB.Exec("DROP INDEX ?", qualified(s, name)).Error; err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// DropTableError is DropTable's error when an interleaved child table
+// that is not being dropped blocks the drop (gRPC code
+// FailedPrecondition).
+type DropTableError = gormcore.DropTableError
 
 func errorsOf(rows *sql.Rows) error {
 	if err := rows.Err(); err != nil {
@@ -214,14 +193,6 @@ func errorsOf(rows *sql.Rows) error {
 		return err
 	}
 	return rows.Close()
-}
-
-// qualified is a schema object's name, qualified unless it is in public.
-func qualified(schemaName, name string) clause.Table {
-	if schemaName == defaultSchema || schemaName == "" {
-		return clause.Table{Name: name}
-	}
-	return clause.Table{Name: schemaName + "." + name}
 }
 
 // AddColumn adds a model field's column (ALTER TABLE ... ADD COLUMN).

@@ -145,18 +145,6 @@ func CreateTables(m migrator.Migrator, values []any,
 	return nil
 }
 
-// DropTables drops the tables of the models, children first; drop drops
-// one.
-func DropTables(m migrator.Migrator, values []any, drop func(stmt *gorm.Statement) error) error {
-	values = m.ReorderModels(values, false)
-	for i := len(values) - 1; i >= 0; i-- {
-		if err := m.RunWithValue(values[i], drop); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // AlterField runs sql (ALTER TABLE ? ADD|ALTER COLUMN ? ?) with the
 // table, the field's column and its definition. skip, if set, leaves a
 // column alone; pkg names the dialector in the error for an unknown field.

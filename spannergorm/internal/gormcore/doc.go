@@ -3,7 +3,9 @@
 // a migration runs as one DDL batch on one pinned connection, its
 // statements can be recorded instead of sent, updates never set key
 // columns, a DO UPDATE of some columns runs as an UPDATE and an INSERT ...
-// DO NOTHING in one transaction (upsert.go), an OFFSET always comes with
+// DO NOTHING in one transaction (upsert.go), tables are dropped after
+// their indexes, children and referencing tables (drop.go), an OFFSET
+// always comes with
 // a LIMIT, how a model says that its
 // table is interleaved, and the order in which a field's column type is
 // chosen (type tag, then the Go type, then GORM's general type).
