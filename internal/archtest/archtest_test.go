@@ -61,11 +61,12 @@ var layers = map[string]int{
 
 	// 5: the database/sql connection: routes statements to executors.
 	"conn": 5,
+	// the rules both GORM dialectors share (knows GORM, not the driver);
+	// below dialecttest, whose scenarios use its types
+	"spannergorm/internal/gormcore": 5,
 
 	// 6: the public Go API and driver registration.
 	"driver": 6,
-	// the rules both GORM dialectors share (knows GORM, not the driver)
-	"spannergorm/internal/gormcore": 6,
 	// the association-save scenario both dialectors' emulator tests run
 	"spannergorm/internal/dialecttest": 6,
 
