@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
@@ -29,20 +30,33 @@ var (
 )
 
 // NewConnector returns a Connector for cfg, for use with sql.OpenDB. cfg is
-// validated and copied; later changes to it have no effect. The result is a
-// *Connector.
-func NewConnector(cfg *dsn.Config) (sqldriver.Connector, error) {
+// validated and copied; later changes to it have no effect. opts give what
+// a DSN cannot carry (WithTracerProvider, WithMeterProvider, WithLogger).
+// The result is a *Connector.
+func NewConnector(cfg *dsn.Config, opts ...ConnectorOption) (sqldriver.Connector, error) {
 	if cfg == nil {
 		return nil, errors.New("spannerfast: NewConnector: nil *dsn.Config")
 	}
-	return newConnector(cfg)
+	var co connectorOptions
+	for _, o := range opts {
+		if o == nil {
+			return nil, errors.New("spannerfast: NewConnector: nil ConnectorOption")
+		}
+		o(&co)
+	}
+	return newConnector(cfg, co.telemetry)
 }
 
-func newConnector(cfg *dsn.Config) (*Connector, error) {
+// newConnector makes the connector of cfg, with the providers and the
+// logger of tc.
+func newConnector(cfg *dsn.Config, tc telemetry.Config) (*Connector, error) {
 	// raw_decode is accepted here; the connection decides how to honour it.
 	client, err := transport.NewClient(context.Background(), cfg)
 	if err != nil {
 		return nil, err
+	}
+	if tc.TracerProvider != nil || tc.MeterProvider != nil || tc.Logger != nil {
+		client.UseTelemetry(tc)
 	}
 	return &Connector{client: client}, nil
 }

@@ -4,17 +4,21 @@ import (
 	"database/sql"
 	sqldriver "database/sql/driver"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
 	"cloud.google.com/go/spanner"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
 // ConnectionStateType is ConnectorConfig.ConnectionStateType, numbered as
@@ -56,27 +60,56 @@ type ConnectorConfig struct {
 
 	// Configurator may change the official client's settings, as in
 	// go-sql-spanner. spannerfast does not use that client: the fields with
-	// a property of the same meaning are taken (DatabaseRole,
+	// a property or an option of the same meaning are taken (DatabaseRole,
 	// DisableRouteToLeader, EnableEndToEndTracing, DisableNativeMetrics,
 	// NumChannels, QueryOptions.Options' optimizer version and statistics
-	// package); any other field set, or any client option added, makes
-	// CreateConnector fail with Unimplemented naming it, rather than be
-	// ignored.
+	// package, OpenTelemetryMeterProvider as MeterProvider); any other field
+	// set, or any client option added, makes CreateConnector fail with
+	// Unimplemented naming it, rather than be ignored.
 	Configurator func(config *spanner.ClientConfig, opts *[]option.ClientOption)
+
+	// TracerProvider, MeterProvider and Logger are NewConnector's
+	// WithTracerProvider, WithMeterProvider and WithLogger
+	// (docs/observability.md). MeterProvider wins over the Configurator's
+	// OpenTelemetryMeterProvider.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+	Logger         *slog.Logger
 }
 
 // CreateConnector returns a new connector for config (always a new one,
 // with its own channels and session), for use with sql.OpenDB. Errors name
 // the field or property that is wrong.
 func CreateConnector(config ConnectorConfig) (sqldriver.Connector, error) {
-	cfg, err := config.dsnConfig()
+	cfg, tc, err := config.dsnConfig()
 	if err != nil {
 		return nil, err
 	}
-	return newConnector(cfg)
+	return newConnector(cfg, tc)
 }
 
-func (cc *ConnectorConfig) dsnConfig() (*dsn.Config, error) {
+// dsnConfig returns the configuration cc stands for and its providers and
+// logger.
+func (cc *ConnectorConfig) dsnConfig() (*dsn.Config, telemetry.Config, error) {
+	tc := telemetry.Config{TracerProvider: cc.TracerProvider, MeterProvider: cc.MeterProvider, Logger: cc.Logger}
+	cfg, err := cc.properties()
+	if err != nil {
+		return nil, tc, err
+	}
+	if cc.Configurator != nil {
+		mp, err := applyConfigurator(cfg, cc.Configurator)
+		if err != nil {
+			return nil, tc, err
+		}
+		if tc.MeterProvider == nil {
+			tc.MeterProvider = mp
+		}
+	}
+	return cfg, tc, cfg.Validate()
+}
+
+// properties returns the configuration of cc's fields and Params.
+func (cc *ConnectorConfig) properties() (*dsn.Config, error) {
 	if cc.Project == "" || cc.Instance == "" || cc.Database == "" {
 		return nil, status.Error(codes.InvalidArgument, "spannerfast: ConnectorConfig needs Project, Instance and Database")
 	}
@@ -149,18 +182,13 @@ func (cc *ConnectorConfig) dsnConfig() (*dsn.Config, error) {
 			return nil, err
 		}
 	}
-	if cc.Configurator != nil {
-		if err := applyConfigurator(cfg, cc.Configurator); err != nil {
-			return nil, err
-		}
-	}
-	return cfg, cfg.Validate()
+	return cfg, nil
 }
 
 // applyConfigurator runs f on the official client's settings that cfg
-// stands for and takes back what has a property; anything else it set is
-// refused.
-func applyConfigurator(cfg *dsn.Config, f func(*spanner.ClientConfig, *[]option.ClientOption)) error {
+// stands for and takes back what has a property, and the meter provider it
+// set; anything else it set is refused.
+func applyConfigurator(cfg *dsn.Config, f func(*spanner.ClientConfig, *[]option.ClientOption)) (metric.MeterProvider, error) {
 	cc := spanner.ClientConfig{
 		DatabaseRole:          cfg.DatabaseRole,
 		DisableRouteToLeader:  cfg.DisableRouteToLeader,
@@ -171,7 +199,7 @@ func applyConfigurator(cfg *dsn.Config, f func(*spanner.ClientConfig, *[]option.
 	var opts []option.ClientOption
 	f(&cc, &opts)
 	if len(opts) > 0 {
-		return status.Errorf(codes.Unimplemented,
+		return nil, status.Errorf(codes.Unimplemented,
 			"spannerfast: ConnectorConfig.Configurator added %d client option(s); spannerfast does not use the official client and cannot apply them (set endpoint, credentials, authority, ... in Params)", len(opts))
 	}
 	cfg.DatabaseRole, cc.DatabaseRole = cc.DatabaseRole, ""
@@ -179,6 +207,8 @@ func applyConfigurator(cfg *dsn.Config, f func(*spanner.ClientConfig, *[]option.
 	cfg.EnableEndToEndTracing, cc.EnableEndToEndTracing = cc.EnableEndToEndTracing, false
 	cfg.DisableNativeMetrics, cc.DisableNativeMetrics = cc.DisableNativeMetrics, false
 	cfg.NumChannels, cc.NumChannels = cc.NumChannels, 0
+	mp := cc.OpenTelemetryMeterProvider
+	cc.OpenTelemetryMeterProvider = nil
 	if o := cc.QueryOptions.Options; o != nil {
 		if v := o.GetOptimizerVersion(); v != "" {
 			cfg.OptimizerVersion = v
@@ -196,8 +226,8 @@ func applyConfigurator(cfg *dsn.Config, f func(*spanner.ClientConfig, *[]option.
 		}
 	}
 	if len(left) > 0 {
-		return status.Errorf(codes.Unimplemented,
+		return nil, status.Errorf(codes.Unimplemented,
 			"spannerfast: ConnectorConfig.Configurator set spanner.ClientConfig %s, which spannerfast cannot apply", strings.Join(left, ", "))
 	}
-	return nil
+	return mp, nil
 }

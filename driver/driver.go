@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
@@ -66,5 +67,5 @@ func (d *Driver) OpenConnector(name string) (sqldriver.Connector, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newConnector(cfg)
+	return newConnector(cfg, telemetry.Config{})
 }

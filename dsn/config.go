@@ -207,6 +207,12 @@ type Config struct {
 	// EnableEndToEndTracing (enable_end_to_end_tracing) asks Spanner for
 	// server-side traces (x-goog-spanner-end-to-end-tracing header).
 	EnableEndToEndTracing bool
+	// DisableTracing (disable_tracing) makes no OpenTelemetry spans; the
+	// metrics are still recorded (docs/observability.md).
+	DisableTracing bool
+	// DisableQueryTextInTraces (disable_query_text_in_traces) leaves the
+	// statements' text (db.query.text) out of spans.
+	DisableQueryTextInTraces bool
 	// StatementCacheSize (statement_cache_size) is the number of parsed
 	// statements cached per connector (default 1000; 0 in a DSN means the
 	// default).

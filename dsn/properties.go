@@ -118,6 +118,10 @@ var properties = []property{
 		doc("stops sending the route-to-leader header on read-write work"),
 	startup(boolProp("enable_end_to_end_tracing", func(c *Config) *bool { return &c.EnableEndToEndTracing })).
 		doc("asks Spanner for server-side traces (end-to-end tracing header)"),
+	startup(boolProp("disable_tracing", func(c *Config) *bool { return &c.DisableTracing })).
+		doc("makes no OpenTelemetry spans (metrics are still recorded); see docs/observability.md"),
+	startup(boolProp("disable_query_text_in_traces", func(c *Config) *bool { return &c.DisableQueryTextInTraces })).
+		doc("leaves statements' text (db.query.text) out of spans, for SQL that carries sensitive literals"),
 	startup(intProp("statement_cache_size", func(c *Config) *int { return &c.StatementCacheSize }, 1, math.MaxInt32, DefaultStatementCacheSize)).
 		doc("parsed statements cached per connector (LRU); 0 means the default"),
 	startup(boolProp("disable_statement_cache", func(c *Config) *bool { return &c.DisableStatementCache })).

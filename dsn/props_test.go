@@ -38,6 +38,8 @@ var propCases = []propCase{
 	{name: "database_role", wantDef: "", set: "reader", wantSet: "reader", startup: true},
 	{name: "disable_route_to_leader", wantDef: false, set: "true", wantSet: true, startup: true},
 	{name: "enable_end_to_end_tracing", wantDef: false, set: "true", wantSet: true, startup: true},
+	{name: "disable_tracing", wantDef: false, set: "true", wantSet: true, startup: true},
+	{name: "disable_query_text_in_traces", wantDef: false, set: "true", wantSet: true, startup: true},
 	{name: "statement_cache_size", wantDef: "1000", set: "5", wantSet: "5", startup: true},
 	{name: "disable_statement_cache", wantDef: false, set: "true", wantSet: true, startup: true},
 	{name: "connect_timeout", wantDef: "0s", set: "90s", wantSet: "1m30s", startup: true},

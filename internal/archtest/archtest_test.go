@@ -40,6 +40,7 @@ var layers = map[string]int{
 	"internal/params":                            1, // Go arguments to Spanner parameters
 	"internal/connstate":                         1, // the typed property store (dsn)
 	"internal/multistmt":                         1, // plans strings of several statements (sqlparse)
+	"internal/telemetry":                         1, // OpenTelemetry spans and metrics, the slog logger
 	"cmd/spannerfast-bench/internal/benchserver": 1,
 	"spannerfasttest/internal/infoschema":        1,
 

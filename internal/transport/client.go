@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
 // Metadata header names Spanner requests carry.
@@ -74,6 +75,8 @@ type Client struct {
 	emulator      *emulatorState // nil unless on the emulator (emulator.go)
 
 	official officialClient // Official (underlying.go)
+
+	tel *telemetry.Telemetry // Telemetry (telemetry.go)
 
 	mu      sync.Mutex
 	flight  *flight      // session creation in progress, if any
@@ -164,6 +167,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 		c.md.Set(HeaderEndToEndTracing, "true")
 	}
 	c.mdLeader = withLeader(c.md)
+	c.tel = telemetry.New(telemetryConfig(cfg, c.endpoint, telemetry.Config{}))
 	return c, nil
 }
 

@@ -1,0 +1,178 @@
+package telemetry
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Op is one operation in progress: its span (when tracing) and its start
+// time (when measuring). The zero Op, which Start returns when nobody
+// listens, does nothing. An Op is a value: keep it where the operation
+// lives and End it once.
+type Op struct {
+	t     *Telemetry
+	ctx   context.Context // the operation's context, for the measurement's exemplar
+	span  trace.Span      // nil: not tracing
+	meter *meterState
+	start time.Time
+	kind  Kind
+	rows  int64 // db.response.returned_rows, when returnedRows
+	has   flags
+}
+
+type flags uint8
+
+const (
+	returnedRows flags = 1 << iota
+	ended
+)
+
+// Start starts an operation of kind k: a span, child of the span in ctx,
+// and the clock of its duration. query is the statement's text (db.query.text
+// unless the connector omits it; "" for none). When nobody listens Start
+// returns ctx and the zero Op without allocating.
+func (t *Telemetry) Start(ctx context.Context, k Kind, query string) (context.Context, Op) {
+	tr := t.tracer()
+	m := t.meter()
+	if tr == nil && m == nil {
+		return ctx, Op{}
+	}
+	op := Op{t: t, meter: m, kind: k}
+	if tr != nil {
+		ctx, op.span = tr.Start(ctx, k.SpanName(), trace.WithSpanKind(trace.SpanKindClient))
+		if op.span.IsRecording() {
+			op.span.SetAttributes(t.base...)
+			op.span.SetAttributes(operationNames[k])
+			if query != "" && t.QueryText() {
+				op.span.SetAttributes(KeyDBQueryText.String(query))
+			}
+		}
+	}
+	if m != nil {
+		op.ctx, op.start = ctx, time.Now()
+	}
+	return ctx, op
+}
+
+// Active reports whether anyone listens to op: callers build attributes
+// only when it is true.
+func (op *Op) Active() bool { return op.t != nil }
+
+// Recording reports whether op's span records attributes and events.
+func (op *Op) Recording() bool { return op.span != nil && op.span.IsRecording() }
+
+// Span returns op's span (a non-recording one when not tracing).
+func (op *Op) Span() trace.Span {
+	if op.span == nil {
+		return trace.SpanFromContext(context.Background())
+	}
+	return op.span
+}
+
+// Context returns ctx with op's span in it, so that operations started
+// with it are op's children (a transaction's statements: database/sql
+// gives them a context that does not carry the transaction's span). It is
+// ctx itself when op has no span.
+func (op *Op) Context(ctx context.Context) context.Context {
+	if op.span == nil {
+		return ctx
+	}
+	return trace.ContextWithSpan(ctx, op.span)
+}
+
+// SetAttributes adds attrs to op's span. Build them only when Recording.
+func (op *Op) SetAttributes(attrs ...attribute.KeyValue) {
+	if op.Recording() {
+		op.span.SetAttributes(append([]attribute.KeyValue(nil), attrs...)...) // a copy: the caller's slice stays on its stack
+	}
+}
+
+// AddRows counts n more rows returned (db.response.returned_rows, set at
+// End).
+func (op *Op) AddRows(n int64) {
+	if op.t != nil {
+		op.rows += n
+		op.has |= returnedRows
+	}
+}
+
+// Event adds an event named name to op's span.
+func (op *Op) Event(name string, attrs ...attribute.KeyValue) {
+	if op.Recording() {
+		addEvent(op.span, name, attrs)
+	}
+}
+
+// End ends op: err nil is success; otherwise the span gets status Error,
+// the error recorded and its gRPC code, and the duration is recorded with
+// the same status. A second End does nothing.
+func (op *Op) End(err error) {
+	if op.t == nil || op.has&ended != 0 {
+		return
+	}
+	op.has |= ended
+	var code attribute.KeyValue // db.response.status_code
+	var errType attribute.KeyValue
+	var rpcCode int64 = -1
+	if err != nil {
+		errType = KeyErrorType.String("_OTHER")
+		if f := op.t.cfg.ErrorCode; f != nil {
+			if n, name, ok := f(err); ok {
+				errType, code, rpcCode = KeyErrorType.String(name), KeyDBStatusCode.String(name), n
+			}
+		}
+	}
+	if op.span != nil {
+		if op.span.IsRecording() {
+			if op.has&returnedRows != 0 {
+				op.span.SetAttributes(KeyDBReturnedRows.Int64(op.rows))
+			}
+			if err != nil {
+				op.span.SetAttributes(errType)
+				if rpcCode >= 0 {
+					op.span.SetAttributes(code, KeyRPCGRPCStatus.Int64(rpcCode))
+				}
+				op.span.RecordError(err)
+				op.span.SetStatus(codes.Error, err.Error())
+			}
+		}
+		op.span.End()
+	}
+	if op.meter != nil {
+		n := len(op.t.base) + 3
+		attrs := make([]attribute.KeyValue, 0, n)
+		attrs = append(attrs, op.t.base...)
+		attrs = append(attrs, operationNames[op.kind])
+		if err != nil {
+			attrs = append(attrs, errType)
+			if rpcCode >= 0 {
+				attrs = append(attrs, code)
+			}
+		}
+		op.meter.duration.Record(op.ctx, time.Since(op.start).Seconds(),
+			metric.WithAttributeSet(attribute.NewSet(attrs...)))
+	}
+}
+
+// Event adds an event to the span in ctx; it costs nothing when that span
+// does not record (or there is none).
+func Event(ctx context.Context, name string, attrs ...attribute.KeyValue) {
+	if s := trace.SpanFromContext(ctx); s.IsRecording() {
+		addEvent(s, name, attrs)
+	}
+}
+
+// Recording reports whether the span in ctx records: callers that would
+// build something for an event ask first.
+func Recording(ctx context.Context) bool { return trace.SpanFromContext(ctx).IsRecording() }
+
+// addEvent gives s a copy of attrs, so that the callers' argument slices
+// do not escape to the heap.
+func addEvent(s trace.Span, name string, attrs []attribute.KeyValue) {
+	s.AddEvent(name, trace.WithAttributes(append([]attribute.KeyValue(nil), attrs...)...))
+}
