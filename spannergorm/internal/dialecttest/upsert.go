@@ -125,15 +125,21 @@ func Run(t *testing.T, open func(t *testing.T) *gorm.DB) {
 		must(t, db.Create(&Author{ID: 98, Name: "other"}).Error)
 		books := []Book{{ID: 10, AuthorID: 98, Title: "x"}, {ID: 12, AuthorID: 98, Title: "y"}}
 		oc := clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoUpdates: clause.AssignmentColumns([]string{"title"})}
-		if err := db.Clauses(oc).Create(&books).Error; err != nil {
-			t.Fatalf("upsert with AssignmentColumns: %v", err)
+		res := db.Clauses(oc).Create(&books)
+		if res.Error != nil {
+			t.Fatalf("upsert with AssignmentColumns: %v", res.Error)
 		}
+		// One row updated, one inserted: PostgreSQL's ON CONFLICT DO
+		// UPDATE reports both.
+		wantRowsAffected(t, "AssignmentColumns", res, 2)
 		wantBook(t, db, 10, 99, "x") // title changed, author kept
 		wantBook(t, db, 12, 98, "y")
 		oc = clause.OnConflict{DoUpdates: clause.Assignments(map[string]any{"title": "fixed"})}
-		if err := db.Clauses(oc).Create(&[]Book{{ID: 10, AuthorID: 98, Title: "z"}, {ID: 14, AuthorID: 98, Title: "w"}}).Error; err != nil {
-			t.Fatalf("upsert with Assignments: %v", err)
+		res = db.Clauses(oc).Create(&[]Book{{ID: 10, AuthorID: 98, Title: "z"}, {ID: 14, AuthorID: 98, Title: "w"}})
+		if res.Error != nil {
+			t.Fatalf("upsert with Assignments: %v", res.Error)
 		}
+		wantRowsAffected(t, "Assignments", res, 2)
 		wantBook(t, db, 10, 99, "fixed")
 		wantBook(t, db, 14, 98, "w")
 	})
@@ -143,9 +149,11 @@ func Run(t *testing.T, open func(t *testing.T) *gorm.DB) {
 		must(t, db.Create(&[]Seat{{Hall: 1, Seat: 1, Holder: "a", Price: 5}, {Hall: 1, Seat: 2, Holder: "b", Price: 5}}).Error)
 		seats := []Seat{{Hall: 1, Seat: 1, Holder: "x", Price: 9}, {Hall: 1, Seat: 2, Holder: "y", Price: 9}, {Hall: 2, Seat: 1, Holder: "z", Price: 9}}
 		oc := clause.OnConflict{DoUpdates: clause.AssignmentColumns([]string{"holder"})}
-		if err := db.Clauses(oc).Create(&seats).Error; err != nil {
-			t.Fatalf("upsert on a two-column key: %v", err)
+		res := db.Clauses(oc).Create(&seats)
+		if res.Error != nil {
+			t.Fatalf("upsert on a two-column key: %v", res.Error)
 		}
+		wantRowsAffected(t, "two-column key", res, 3)
 		var got []Seat
 		must(t, db.Order("hall, seat").Find(&got).Error)
 		want := []Seat{{1, 1, "x", 5}, {1, 2, "y", 5}, {2, 1, "z", 9}}
@@ -185,9 +193,11 @@ func Run(t *testing.T, open func(t *testing.T) *gorm.DB) {
 		// database (DEFAULT): only the first can exist.
 		mixed := []Member{{ID: b.Members[0].ID, BandID: b.ID, Name: "x2"}, {BandID: b.ID, Name: "z"}}
 		oc := clause.OnConflict{DoUpdates: clause.AssignmentColumns([]string{"name"})}
-		if err := db.Clauses(oc).Create(&mixed).Error; err != nil {
-			t.Fatalf("upsert of a row with its key and a row without: %v", err)
+		res := db.Clauses(oc).Create(&mixed)
+		if res.Error != nil {
+			t.Fatalf("upsert of a row with its key and a row without: %v", res.Error)
 		}
+		wantRowsAffected(t, "mixed keys", res, 2)
 		if mixed[1].ID == 0 {
 			t.Errorf("new member's key not returned: %+v", mixed)
 		}
@@ -224,6 +234,15 @@ func newAuthor(id int64) *Author {
 			{ID: 11, Title: "b"}},
 		Profile: &Profile{ID: 20, Bio: "new bio"},
 		Tags:    []Tag{{ID: 30, Label: "new tag"}, {ID: 31, Label: "t"}},
+	}
+}
+
+// wantRowsAffected checks a partial upsert's RowsAffected: every row
+// inserted or updated, as PostgreSQL counts ON CONFLICT DO UPDATE.
+func wantRowsAffected(t *testing.T, what string, res *gorm.DB, want int64) {
+	t.Helper()
+	if res.RowsAffected != want {
+		t.Errorf("%s: RowsAffected = %d, want %d (rows inserted + rows updated)", what, res.RowsAffected, want)
 	}
 }
 

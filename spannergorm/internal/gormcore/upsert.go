@@ -28,9 +28,11 @@ import (
 // the two run in a transaction of their own, so no writer can slip a row
 // between them. Rows whose key is not inserted (IDENTITY keys left to the
 // database) cannot conflict: when no row inserts its key, the ON CONFLICT
-// is dropped and the Create is one plain INSERT.
+// is dropped and the Create is one plain INSERT. RowsAffected counts the
+// rows updated and the rows inserted, as PostgreSQL counts an ON CONFLICT
+// DO UPDATE (endUpsert).
 
-const upsertTxKey = "spanner:upsert_tx"
+const upsertStateKey = "spanner:upsert"
 
 // RegisterUpsert makes Create run partial upserts as an UPDATE and an
 // INSERT ... DO NOTHING. It must be registered after GORM's default
@@ -94,11 +96,13 @@ func upsert(db *gorm.DB) {
 	if db.DryRun || len(updates) == 0 {
 		return
 	}
+	state := &upsertState{rows: int64(len(values.Values))}
+	db.InstanceSet(upsertStateKey, state)
 	if _, inTx := stmt.ConnPool.(gorm.TxCommitter); !inTx {
 		tx := db.Session(&gorm.Session{NewDB: true, Context: stmt.Context}).Begin()
 		switch {
 		case tx.Error == nil:
-			db.InstanceSet(upsertTxKey, ownTx{tx: tx, pool: stmt.ConnPool})
+			state.own = &ownTx{tx: tx, pool: stmt.ConnPool}
 			stmt.ConnPool = tx.Statement.ConnPool
 		case errors.Is(tx.Error, gorm.ErrInvalidTransaction):
 			// A pool that cannot begin one (a recording pool): as is.
@@ -127,6 +131,13 @@ func upsert(db *gorm.DB) {
 	}
 }
 
+// upsertState is what upsert leaves for endUpsert: the number of rows of
+// the Create and the transaction it began, if any.
+type upsertState struct {
+	rows int64
+	own  *ownTx
+}
+
 // ownTx is the transaction upsert began for a Create that had none, and
 // the pool to give the statement back after it.
 type ownTx struct {
@@ -134,13 +145,30 @@ type ownTx struct {
 	pool gorm.ConnPool
 }
 
-// endUpsert commits or rolls back the transaction that upsert began.
+// endUpsert sets RowsAffected and commits or rolls back the transaction
+// that upsert began. PostgreSQL's ON CONFLICT DO UPDATE reports every row
+// it inserted or updated, which (without a WHERE) is every row of the
+// statement. Here too each row was either updated (its key existed, so
+// the UPDATE, earlier in the same transaction, changed it) or inserted by
+// the INSERT ... DO NOTHING, so the Create's rows are that count. GORM's
+// own count covers only the INSERT, and under RETURNING with DO NOTHING
+// it is a position in the slice, not a number of rows.
 func endUpsert(db *gorm.DB) {
-	v, ok := db.InstanceGet(upsertTxKey)
+	v, ok := db.InstanceGet(upsertStateKey)
 	if !ok {
 		return
 	}
-	own := v.(ownTx)
+	state := v.(*upsertState)
+	if db.Error == nil {
+		db.RowsAffected = state.rows
+		if db.Statement.Result != nil {
+			db.Statement.Result.RowsAffected = state.rows
+		}
+	}
+	own := state.own
+	if own == nil {
+		return
+	}
 	db.Statement.ConnPool = own.pool
 	if db.Error != nil {
 		_ = own.tx.Rollback()
