@@ -353,6 +353,7 @@ func (c *Conn) streamUntil(ctx context.Context, qr *queryRows, req *spannerpb.Ex
 	if req.GetTransaction().GetBegin() != nil {
 		resend = &qr.begin
 	}
+	qr.retry.tel = c.client.Telemetry()
 	q.Start(callCtx, c.props().MaxBufferedBytes, &qr.retry, resend)
 	// Init reads the first response, so opening the call and its transient
 	// failures happen (and are retried) in there; on error it closes the

@@ -41,7 +41,7 @@ func (c *Conn) execAutocommit(ctx context.Context, s *txnengine.DML, keyword str
 	if s.Req != nil {
 		s.Req.RequestOptions = t.Tagged(s.Req.RequestOptions)
 	}
-	res, err := txnengine.RetryAborted(ctx, txnengine.MaxAbortReplays, func() (*Result, error) {
+	res, err := txnengine.RetryAborted(ctx, c.client.Telemetry(), txnengine.MaxAbortReplays, func() (*Result, error) {
 		t.Restart()
 		counts, rs, err := t.RunDML(ctx, s)
 		if err != nil {
@@ -100,7 +100,7 @@ func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRe
 		Mode:                        &spannerpb.TransactionOptions_PartitionedDml_{PartitionedDml: &spannerpb.TransactionOptions_PartitionedDml{}},
 		ExcludeTxnFromChangeStreams: c.props().ExcludeTxnFromChangeStreams,
 	}
-	count, err := txnengine.RetryAborted(ctx, txnengine.MaxAbortReplays, func() (int64, error) {
+	count, err := txnengine.RetryAborted(ctx, c.client.Telemetry(), txnengine.MaxAbortReplays, func() (int64, error) {
 		return c.partitionedOnce(ctx, session, opts, tmpl)
 	})
 	if err != nil {
@@ -111,7 +111,7 @@ func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRe
 
 func (c *Conn) partitionedOnce(ctx context.Context, session string, opts *spannerpb.TransactionOptions, tmpl *spannerpb.ExecuteSqlRequest) (int64, error) {
 	begin := &spannerpb.BeginTransactionRequest{Session: session, Options: opts, RequestOptions: tmpl.GetRequestOptions()}
-	tx, err := transport.CallUnary(c.client.SessionContext(ctx, session, true), func(ctx context.Context) (*spannerpb.Transaction, error) {
+	tx, err := transport.CallUnary(c.client.SessionContext(ctx, session, true), c.report("BeginTransaction"), func(ctx context.Context) (*spannerpb.Transaction, error) {
 		return c.client.Spanner().BeginTransaction(ctx, begin)
 	})
 	if err != nil {

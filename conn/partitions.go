@@ -15,6 +15,7 @@ import (
 	"github.com/spannerfast/spannerfast/internal/connstate"
 	"github.com/spannerfast/spannerfast/internal/partition"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -254,7 +255,7 @@ func (c *Conn) readAll(ctx context.Context, what string, st statement, args []dr
 	open := func(ctx context.Context, p *Partition) (*rows.Rows, error) {
 		return snap.stream(ctx, partition.Request(p), false, ro)
 	}
-	pr, err := partition.Open(ctx, pq.Partitions, c.parallelism(opts, optionGiven), open)
+	pr, err := partition.Open(ctx, pq.Partitions, c.parallelism(opts, optionGiven), c.client.Telemetry(), open)
 	if err != nil {
 		return nil, err
 	}
@@ -276,8 +277,16 @@ func (c *Conn) parallelism(opts QueryOptions, optionGiven bool) int {
 }
 
 // partitionQuery runs PartitionQuery for st in batch transaction t and
-// returns the partitions, each with the request that reads it.
-func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []driver.NamedValue, opts QueryOptions, tag string) (*PartitionedQuery, error) {
+// returns the partitions, each with the request that reads it, in a
+// PartitionQuery span, child of the span in ctx.
+func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []driver.NamedValue, opts QueryOptions, tag string) (pq *PartitionedQuery, err error) {
+	ctx, op := c.client.Telemetry().Start(ctx, telemetry.PartitionQuery, st.sql)
+	defer func() {
+		if err == nil && op.Recording() {
+			op.SetAttributes(telemetry.KeyPartitionCount.Int(len(pq.Partitions)))
+		}
+		op.End(err)
+	}()
 	req, err := c.requestFor(ctx, st, args)
 	if err != nil {
 		return nil, err
@@ -302,13 +311,13 @@ func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []
 		// (some servers read it without a nil check).
 		PartitionOptions: &spannerpb.PartitionOptions{MaxPartitions: c.maxPartitions(opts), PartitionSizeBytes: opts.PartitionBytes},
 	}
-	resp, err := transport.CallUnary(c.client.SessionContext(ctx, t.Session(), false), func(ctx context.Context) (*spannerpb.PartitionResponse, error) {
+	resp, err := transport.CallUnary(c.client.SessionContext(ctx, t.Session(), false), c.report("PartitionQuery"), func(ctx context.Context) (*spannerpb.PartitionResponse, error) {
 		return c.client.Spanner().PartitionQuery(ctx, preq)
 	})
 	if err != nil {
 		return nil, err
 	}
-	pq := &PartitionedQuery{SQL: req.Sql, ReadTimestamp: t.ReadTimestamp()}
+	pq = &PartitionedQuery{SQL: req.Sql, ReadTimestamp: t.ReadTimestamp()}
 	for _, part := range resp.GetPartitions() {
 		r := proto.Clone(req).(*spannerpb.ExecuteSqlRequest)
 		r.PartitionToken = part.GetPartitionToken()

@@ -8,6 +8,7 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 
 	"github.com/spannerfast/spannerfast/internal/stream"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -26,10 +27,12 @@ type queryRows struct {
 }
 
 // streamRetry is a query stream's retry policy (stream.Backoff):
-// internal/transport's transient failures and backoff.
+// internal/transport's transient failures and backoff, each resumption
+// reported to the connector's telemetry.
 type streamRetry struct {
 	b     transport.Backoff
 	sleep transport.SleepFunc // nil: transport.Sleep; tests record the waits
+	tel   *telemetry.Telemetry
 }
 
 var _ stream.Backoff = (*streamRetry)(nil)
@@ -39,11 +42,12 @@ func (r *streamRetry) Transient(err error) bool {
 	return retry
 }
 
-func (r *streamRetry) Pause(ctx context.Context, err error) error {
+func (r *streamRetry) Pause(ctx context.Context, err error, resumeToken []byte) error {
 	sleep := r.sleep
 	if sleep == nil {
 		sleep = transport.Sleep
 	}
+	r.b.Report = transport.Report{Tel: r.tel, Method: "ExecuteStreamingSql", Event: telemetry.EventResume, Token: resumeToken}
 	return r.b.Pause(ctx, sleep, err)
 }
 

@@ -10,9 +10,11 @@ import (
 	"sync/atomic"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
-	"github.com/spannerfast/spannerfast/decode"
-	"github.com/spannerfast/spannerfast/rows"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/spannerfast/spannerfast/decode"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
+	"github.com/spannerfast/spannerfast/rows"
 )
 
 // Rows reads the partitions of one query concurrently and hands their rows
@@ -43,6 +45,10 @@ import (
 // The first error of any partition stops all of them (the others are
 // cancelled) and Next returns it after the rows already handed over. Close
 // cancels every partition and waits until all workers have left.
+//
+// Each partition is read in a span of its own (telemetry.Partition), child
+// of the span in Open's context, from its opening to its last row or its
+// failure.
 type Rows struct {
 	plan *decode.Plan
 	cols int
@@ -92,10 +98,11 @@ var errStopped = errors.New("partitioned read stopped")
 
 // Open opens the first partition (so a failing query fails here
 // and the columns are known) and starts the workers. parts is not empty;
-// open must decode in safe mode.
-func Open(ctx context.Context, parts []*Partition, workers int, open Opener) (*Rows, error) {
+// open must decode in safe mode. tel traces each partition's read (nil:
+// nothing is traced).
+func Open(ctx context.Context, parts []*Partition, workers int, tel *telemetry.Telemetry, open Opener) (*Rows, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	first, err := open(ctx, parts[0])
+	first, err := openTraced(ctx, tel, parts[0], 0, open)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -103,8 +110,8 @@ func Open(ctx context.Context, parts []*Partition, workers int, open Opener) (*R
 	workers = max(1, min(workers, len(parts)))
 	depth := workers * batchesPerWorker
 	p := &Rows{
-		plan:    first.Plan(),
-		cols:    len(first.Plan().Columns),
+		plan:    first.rows.Plan(),
+		cols:    len(first.rows.Plan().Columns),
 		out:     make(chan *rowBatch, depth),
 		free:    make(chan *rowBatch, depth+workers+1),
 		stop:    make(chan struct{}),
@@ -119,9 +126,9 @@ func Open(ctx context.Context, parts []*Partition, workers int, open Opener) (*R
 	for w := range workers {
 		r := first
 		if w > 0 {
-			r = nil
+			r = opened{}
 		}
-		go p.work(ctx, &wg, r, parts, &next, open)
+		go p.work(ctx, &wg, r, parts, &next, tel, open)
 	}
 	go func() {
 		wg.Wait()
@@ -131,25 +138,51 @@ func Open(ctx context.Context, parts []*Partition, workers int, open Opener) (*R
 	return p, nil
 }
 
+// opened is a partition being read and the span of its read.
+type opened struct {
+	rows *rows.Rows // nil: none
+	op   telemetry.Op
+}
+
+// openTraced opens partition i in a span of its own (ended here if the
+// opening fails).
+func openTraced(ctx context.Context, tel *telemetry.Telemetry, part *Partition, i int, open Opener) (opened, error) {
+	ctx, op := tel.Start(ctx, telemetry.Partition, Request(part).GetSql())
+	if op.Recording() {
+		op.SetAttributes(telemetry.KeyPartitionIndex.Int(i))
+	}
+	r, err := open(ctx, part)
+	if err != nil {
+		op.End(err)
+		return opened{}, err
+	}
+	return opened{rows: r, op: op}, nil
+}
+
 // work reads partitions until none is left or the read stops; r is an
-// already opened one, or nil.
-func (p *Rows) work(ctx context.Context, wg *sync.WaitGroup, r *rows.Rows, parts []*Partition, next *atomic.Int64, open Opener) {
+// already opened one, or none.
+func (p *Rows) work(ctx context.Context, wg *sync.WaitGroup, r opened, parts []*Partition, next *atomic.Int64, tel *telemetry.Telemetry, open Opener) {
 	defer wg.Done()
 	for {
-		if r == nil {
+		if r.rows == nil {
 			i := int(next.Add(1) - 1)
 			if i >= len(parts) {
 				return
 			}
 			var err error
-			if r, err = open(ctx, parts[i]); err != nil {
+			if r, err = openTraced(ctx, tel, parts[i], i, open); err != nil {
 				p.fail(err)
 				return
 			}
 		}
-		err := p.drain(r)
-		r.Close()
-		r = nil
+		err := p.drain(r.rows, &r.op)
+		r.rows.Close()
+		if err == errStopped {
+			r.op.End(nil) // the consumer stopped the read: no failure of this partition
+		} else {
+			r.op.End(err)
+		}
+		r = opened{}
 		if err != nil {
 			if err != errStopped {
 				p.fail(err)
@@ -159,8 +192,9 @@ func (p *Rows) work(ctx context.Context, wg *sync.WaitGroup, r *rows.Rows, parts
 	}
 }
 
-// drain hands every row of r to the consumer, a batch at a time.
-func (p *Rows) drain(r *rows.Rows) error {
+// drain hands every row of r to the consumer, a batch at a time, and
+// counts them on op.
+func (p *Rows) drain(r *rows.Rows, op *telemetry.Op) error {
 	b := p.batch()
 	for {
 		err := r.Next(b.vals[b.n*p.cols : (b.n+1)*p.cols])
@@ -172,6 +206,7 @@ func (p *Rows) drain(r *rows.Rows) error {
 			}
 		}
 		if b.n > 0 {
+			op.AddRows(int64(b.n))
 			select {
 			case p.out <- b:
 			case <-p.stop:

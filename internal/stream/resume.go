@@ -40,9 +40,11 @@ type Backoff interface {
 	// retried by resuming the stream.
 	Transient(err error) bool
 	// Pause decides what follows the failure err of an attempt: nil after
-	// waiting when err is transient (the stream makes another attempt),
-	// else the error that ends the stream.
-	Pause(ctx context.Context, err error) error
+	// waiting when err is transient (the stream makes another attempt,
+	// which continues after resumeToken: nil, from the beginning), else
+	// the error that ends the stream. A resumption is reported here
+	// (conn reports it to the connector's telemetry).
+	Pause(ctx context.Context, err error, resumeToken []byte) error
 	// Final returns the error that ends the stream on err, which will not
 	// be retried (a failure, not the normal end).
 	Final(ctx context.Context, err error) error
@@ -289,7 +291,7 @@ func (s *resumableStream) restart(err error) {
 	}
 	clear(s.pending)
 	s.pending, s.pendingBytes = s.pending[:0], 0
-	if err := s.backoff.Pause(s.ctx, err); err != nil {
+	if err := s.backoff.Pause(s.ctx, err, s.token); err != nil {
 		s.end(err)
 		return
 	}
@@ -305,7 +307,7 @@ func (s *resumableStream) connect() {
 			s.src = src
 			return
 		}
-		if err := s.backoff.Pause(s.ctx, err); err != nil {
+		if err := s.backoff.Pause(s.ctx, err, s.token); err != nil {
 			s.end(err)
 			return
 		}

@@ -77,6 +77,9 @@ type Client struct {
 	official officialClient // Official (underlying.go)
 
 	tel *telemetry.Telemetry // Telemetry (telemetry.go)
+	// lost: the current session was invalidated (Spanner no longer knew
+	// it); the next one is logged as made again.
+	lost atomic.Bool
 
 	mu      sync.Mutex
 	flight  *flight      // session creation in progress, if any
@@ -323,7 +326,11 @@ func (c *Client) Session(ctx context.Context) (string, error) {
 		c.flight = f
 		c.mu.Unlock()
 
-		s, err := c.createSession(ctx)
+		reason := telemetry.SessionFirst
+		if old != nil {
+			reason = telemetry.SessionExpired
+		}
+		s, err := c.createSession(ctx, reason)
 
 		c.mu.Lock()
 		c.flight = nil
@@ -350,11 +357,18 @@ func (c *Client) Session(ctx context.Context) (string, error) {
 // NotFound ("Session not found") for it.
 func (c *Client) InvalidateSession(name string) {
 	if s := c.session.Load(); s != nil && s.name == name {
-		c.session.CompareAndSwap(s, nil)
+		if c.session.CompareAndSwap(s, nil) {
+			c.lost.Store(true)
+		}
 	}
 }
 
-func (c *Client) createSession(ctx context.Context) (*sessionState, error) {
+// createSession creates the multiplexed session, reason says why (an
+// expired one is replaced; one Spanner lost, InvalidateSession, is noted
+// here), in a CreateSession span, child of the span in ctx.
+func (c *Client) createSession(ctx context.Context, reason telemetry.SessionReason) (_ *sessionState, err error) {
+	ctx, op := c.tel.Start(ctx, telemetry.CreateSession, "")
+	defer func() { op.End(err) }()
 	if c.cfg.ConnectTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.ConnectTimeout)
@@ -370,11 +384,8 @@ func (c *Client) createSession(ctx context.Context) (*sessionState, error) {
 			CreatorRole: c.cfg.DatabaseRole,
 		},
 	}
-	var (
-		resp *spannerpb.Session
-		err  error
-		b    Backoff
-	)
+	var resp *spannerpb.Session
+	b := Backoff{Report: Report{Tel: c.tel, Method: "CreateSession"}}
 	for {
 		resp, err = c.Spanner().CreateSession(c.Context(ctx, true), req)
 		if err == nil {
@@ -390,6 +401,10 @@ func (c *Client) createSession(ctx context.Context) (*sessionState, error) {
 	if resp.GetName() == "" {
 		return nil, status.Errorf(codes.Internal, "spannerfast: CreateSession on %s returned no session name", c.dbPath)
 	}
+	if c.lost.Swap(false) && reason == telemetry.SessionFirst {
+		reason = telemetry.SessionNotFound
+	}
+	c.tel.SessionCreated(ctx, resp.GetName(), true, reason)
 	s := &sessionState{name: resp.GetName(), created: time.Now(), md: c.sessionMD(resp.GetName())}
 	s.mdLeader = withLeader(s.md)
 	s.mdOnly = metadata.NewOutgoingContext(context.Background(), s.md)

@@ -10,6 +10,8 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
 // internalRetryMessages are the INTERNAL errors that are transport hiccups,
@@ -63,13 +65,64 @@ func ServerRetryDelay(s *status.Status) time.Duration {
 // default. A server RetryInfo delay replaces the jittered one. Reset starts
 // over after progress, so a long stream that hits a failure now and then
 // does not inherit an old, long wait.
-// The zero value is ready to use.
+// The zero value is ready to use; Report makes its waits seen.
 type Backoff struct {
 	ceiling time.Duration
 	// Rand returns a value in [0, n); nil means math/rand/v2. Tests
 	// inject a fixed source (n-1: every delay is the ceiling).
-	Rand func(n int64) int64
-	last error // the last transient failure retried, if any
+	Rand     func(n int64) int64
+	last     error // the last transient failure retried, if any
+	attempts int   // failed attempts waited out, progress or not
+	// Report says how each wait is reported (telemetry): the zero value
+	// reports retries to the context's span only.
+	Report Report
+}
+
+// Report is how Backoff.Wait reports a wait before it starts: as a span
+// event on the context's span and a record of the connector's logger (see
+// internal/telemetry), with the number of the attempt that failed (every
+// failure waited out counts, Reset or not), its gRPC code and the wait.
+// Nothing is built when neither listens.
+type Report struct {
+	Tel    *telemetry.Telemetry // nil: nothing is reported
+	Method string               // the RPC that failed; "" for none
+	// Event is telemetry.EventRetry ("" too), EventResume or EventAbort.
+	Event string
+	// Action is what follows an abort (EventAbort): telemetry.AbortRetry
+	// or AbortReplay.
+	Action string
+	// Token is the resume token the next attempt continues after
+	// (EventResume); nil: from the beginning.
+	Token []byte
+}
+
+// Attempts is how many failed attempts the backoff waited out.
+func (b *Backoff) Attempts() int { return b.attempts }
+
+// report tells b.Report's listeners that the attempt that failed with err
+// is followed by another after delay.
+func (b *Backoff) report(ctx context.Context, err error, delay time.Duration) {
+	r := &b.Report
+	level := telemetry.LevelRetry
+	switch r.Event {
+	case telemetry.EventAbort:
+		level = telemetry.LevelAbort
+	case telemetry.EventResume:
+		level = telemetry.LevelResume
+	}
+	if !r.Tel.Reporting(ctx, level) {
+		return
+	}
+	code := status.Code(err)
+	f := telemetry.Failure{Method: r.Method, Attempt: b.attempts, Code: uint32(code), CodeName: code.String(), Delay: delay}
+	switch r.Event {
+	case telemetry.EventAbort:
+		r.Tel.Aborted(ctx, f, r.Action)
+	case telemetry.EventResume:
+		r.Tel.Resumed(ctx, f, r.Token)
+	default:
+		r.Tel.Retried(ctx, f)
+	}
 }
 
 const (
@@ -137,11 +190,15 @@ func (b *Backoff) Pause(ctx context.Context, sleep SleepFunc, err error) error {
 // Wait waits out the backoff after the failure err, which the caller has
 // decided to retry (Pause decides by the transient-failure rules; commits
 // and aborted transactions have rules of their own), with serverDelay
-// (from RetryInfo) if positive. It returns nil after the wait, or a
-// *RetryStoppedError naming err when ctx ends first.
+// (from RetryInfo) if positive, after reporting it (Report). It returns
+// nil after the wait, or a *RetryStoppedError naming err when ctx ends
+// first.
 func (b *Backoff) Wait(ctx context.Context, sleep SleepFunc, err error, serverDelay time.Duration) error {
 	b.last = err
-	if cerr := sleep(ctx, b.Delay(serverDelay)); cerr != nil {
+	b.attempts++
+	d := b.Delay(serverDelay)
+	b.report(ctx, err, d)
+	if cerr := sleep(ctx, d); cerr != nil {
 		return &RetryStoppedError{Context: cerr, Last: err}
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
 // SessionLease is one connection's hold on the server: the session its
@@ -27,6 +29,7 @@ type SessionLease struct {
 // emulatorLease is a connection's state on the emulator.
 type emulatorLease struct {
 	session string // the connection's regular session; "" until first use
+	lost    bool   // the last session was invalidated: the next is made again
 	gated   bool   // the connection holds the database's read-write gate
 	// pending: a read-write transaction is open that has not entered the
 	// gate yet; its first statement (Session) or its commit
@@ -75,11 +78,15 @@ func (l *SessionLease) emulatorSession(ctx context.Context) (string, error) {
 		}
 	}
 	if e.session == "" {
-		name, err := l.client.createRegularSession(ctx)
+		reason := telemetry.SessionFirst
+		if e.lost {
+			reason = telemetry.SessionNotFound
+		}
+		name, err := l.client.createRegularSession(ctx, reason)
 		if err != nil {
 			return "", err
 		}
-		e.session = name
+		e.session, e.lost = name, false
 	}
 	return e.session, nil
 }
@@ -89,7 +96,7 @@ func (l *SessionLease) emulatorSession(ctx context.Context) (string, error) {
 func (l *SessionLease) Invalidate(name string) {
 	if e := l.emu; e != nil {
 		if e.session == name {
-			e.session = ""
+			e.session, e.lost = "", true
 		}
 		return
 	}
@@ -190,9 +197,11 @@ func (l *SessionLease) Close() {
 }
 
 // createRegularSession creates a session that is not multiplexed (one
-// connection's, on the emulator), with the retries and connect_timeout of
-// the multiplexed session's creation.
-func (c *Client) createRegularSession(ctx context.Context) (string, error) {
+// connection's, on the emulator), with the retries, connect_timeout, span
+// and log of the multiplexed session's creation.
+func (c *Client) createRegularSession(ctx context.Context, reason telemetry.SessionReason) (_ string, err error) {
+	ctx, op := c.tel.Start(ctx, telemetry.CreateSession, "")
+	defer func() { op.End(err) }()
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()
@@ -211,13 +220,14 @@ func (c *Client) createRegularSession(ctx context.Context) (string, error) {
 		Database: c.dbPath,
 		Session:  &spannerpb.Session{CreatorRole: c.cfg.DatabaseRole},
 	}
-	var b Backoff
+	b := Backoff{Report: Report{Tel: c.tel, Method: "CreateSession"}}
 	for {
 		resp, err := c.Spanner().CreateSession(c.Context(ctx, true), req)
 		if err == nil {
 			if resp.GetName() == "" {
 				return "", status.Errorf(codes.Internal, "spannerfast: CreateSession on %s returned no session name", c.dbPath)
 			}
+			c.tel.SessionCreated(ctx, resp.GetName(), false, reason)
 			return resp.GetName(), nil
 		}
 		if err = b.Pause(ctx, Sleep, err); err != nil {

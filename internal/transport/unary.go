@@ -16,9 +16,10 @@ const MaxUnaryAttempts = 8
 // number that Spanner applies once (a request that began its transaction
 // inline and got no answer begins it again: the lost transaction never
 // commits), and a rollback names its transaction. Commit is not among them:
-// it has rules of its own (its caller retries with Backoff.Wait).
-func CallUnary[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
-	var bo Backoff
+// it has rules of its own (its caller retries with Backoff.Wait). Each
+// retry is reported as r says (Report: its Method and Log).
+func CallUnary[T any](ctx context.Context, r Report, call func(context.Context) (T, error)) (T, error) {
+	bo := Backoff{Report: r}
 	for attempt := 1; ; attempt++ {
 		out, err := call(ctx)
 		if err == nil || attempt >= MaxUnaryAttempts {

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
@@ -33,9 +34,10 @@ func IsAborted(err error) bool {
 // at most maxRetries times more (negative: no limit). Work that returned
 // nothing to the caller yet (autocommit DML, Apply, partitioned DML, a
 // RunTransaction function) is retried whole this way; an open transaction
-// is replayed instead.
-func RetryAborted[T any](ctx context.Context, maxRetries int, attempt func() (T, error)) (T, error) {
-	var bo transport.Backoff
+// is replayed instead. Each abort retried is reported to tel (an "abort"
+// event, action "retry").
+func RetryAborted[T any](ctx context.Context, tel *telemetry.Telemetry, maxRetries int, attempt func() (T, error)) (T, error) {
+	bo := transport.Backoff{Report: transport.Report{Tel: tel, Event: telemetry.EventAbort, Action: telemetry.AbortRetry}}
 	for n := 0; ; n++ {
 		out, err := attempt()
 		if !IsAborted(err) || n == maxRetries {
@@ -53,10 +55,16 @@ func RetryAborted[T any](ctx context.Context, maxRetries int, attempt func() (T,
 // ctx ends while waiting, the error is a *RetryStoppedError (errors.Is
 // matches both the context's error and the last abort).
 func RetryOnAbort(ctx context.Context, f func() error) error {
-	_, err := RetryAborted(ctx, -1, func() (struct{}, error) { return struct{}{}, f() })
+	_, err := RetryAborted(ctx, nil, -1, func() (struct{}, error) { return struct{}{}, f() })
 	return err
 }
 
 // abortDelay is the wait an ABORTED error asks for (its RetryInfo), 0 if
 // none.
 func abortDelay(err error) time.Duration { return transport.ServerRetryDelay(status.Convert(err)) }
+
+// report is how a unary call of the transaction's retries are reported:
+// RPC method, to the connector's telemetry.
+func (t *Txn) report(method string) transport.Report {
+	return transport.Report{Tel: t.host.Telemetry(), Method: method}
+}

@@ -91,14 +91,16 @@ func commitMaybeApplied(err error) bool {
 // CallCommit sends a Commit, retrying it on UNAVAILABLE and
 // RESOURCE_EXHAUSTED with the usual backoff (at most
 // transport.MaxUnaryAttempts attempts), and reports an outcome it cannot know as a
-// *CommitOutcomeUnknownError.
-func CallCommit(ctx context.Context, call func(context.Context) (*spannerpb.CommitResponse, error)) (*spannerpb.CommitResponse, error) {
+// *CommitOutcomeUnknownError. Its retries are reported as r says
+// (transport.Report: to r.Tel, method "Commit").
+func CallCommit(ctx context.Context, r transport.Report, call func(context.Context) (*spannerpb.CommitResponse, error)) (*spannerpb.CommitResponse, error) {
 	if err := ctx.Err(); err != nil {
 		// Nothing is sent: the outcome is known.
 		return nil, status.FromContextError(err).Err()
 	}
+	r.Method = "Commit"
 	var (
-		bo        transport.Backoff
+		bo        = transport.Backoff{Report: r}
 		uncertain error // the first failure after which it may have committed
 	)
 	for attempt := 1; ; attempt++ {

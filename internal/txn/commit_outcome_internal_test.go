@@ -10,6 +10,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // TestCallCommit: which Commit failures are retried, and which leave the
@@ -43,7 +45,7 @@ func TestCallCommit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := 0
-			_, err := CallCommit(context.Background(), func(context.Context) (*spannerpb.CommitResponse, error) {
+			_, err := CallCommit(context.Background(), transport.Report{}, func(context.Context) (*spannerpb.CommitResponse, error) {
 				e := tc.answers[n]
 				n++
 				if e != nil {
@@ -66,7 +68,7 @@ func TestCallCommit(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		sent := false
-		_, err := CallCommit(ctx, func(context.Context) (*spannerpb.CommitResponse, error) { sent = true; return nil, nil })
+		_, err := CallCommit(ctx, transport.Report{}, func(context.Context) (*spannerpb.CommitResponse, error) { sent = true; return nil, nil })
 		if sent || errors.Is(err, ErrCommitOutcomeUnknown) || status.Code(err) != codes.Canceled {
 			t.Fatalf("sent %v, error %v; want nothing sent and a known CANCELED", sent, err)
 		}

@@ -169,7 +169,7 @@ func (t *Txn) RunDML(ctx context.Context, s *DML) ([]int64, *spannerpb.ResultSet
 		var rs *spannerpb.ResultSet
 		err := t.run(ctx, true, func(sel *spannerpb.TransactionSelector) ([]byte, error) {
 			req := t.attemptRequest(s.Req, sel)
-			out, err := transport.CallUnary(t.host.SessionContext(ctx, t.session, true), func(ctx context.Context) (*spannerpb.ResultSet, error) {
+			out, err := transport.CallUnary(t.host.SessionContext(ctx, t.session, true), t.report("ExecuteSql"), func(ctx context.Context) (*spannerpb.ResultSet, error) {
 				return t.host.Spanner().ExecuteSql(ctx, req)
 			})
 			if err != nil {
@@ -197,7 +197,7 @@ func (t *Txn) RunDML(ctx context.Context, s *DML) ([]int64, *spannerpb.ResultSet
 			RequestOptions: t.RequestOptions(s.Tag),
 			LastStatements: t.Options.LastStatement,
 		}
-		resp, err := transport.CallUnary(t.host.SessionContext(ctx, t.session, true), func(ctx context.Context) (*spannerpb.ExecuteBatchDmlResponse, error) {
+		resp, err := transport.CallUnary(t.host.SessionContext(ctx, t.session, true), t.report("ExecuteBatchDml"), func(ctx context.Context) (*spannerpb.ExecuteBatchDmlResponse, error) {
 			return t.host.Spanner().ExecuteBatchDml(ctx, req)
 		})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -58,14 +60,17 @@ func (e *dataChangedError) GRPCStatus() *status.Status { return status.New(codes
 // withAbortReplay runs a statement (or the commit) and, when Spanner aborts
 // the transaction and replays are on, replays it and runs f again.
 // A replay that saw different data ends the transaction: every later
-// statement and the commit return that error.
+// statement and the commit return that error. An abort that goes back to
+// the caller (replays off, or too many) is reported here, one that is
+// replayed by replayAfter.
 func (t *Txn) withAbortReplay(ctx context.Context, f func() error) error {
 	if t.failed != nil {
 		return t.failed
 	}
 	err := f()
-	for n := 0; IsAborted(err) && t.Options.RetryAborts && !errors.Is(err, ErrAbortedDueToConcurrentModification); n++ {
-		if n >= MaxAbortReplays {
+	for n := 0; IsAborted(err) && !errors.Is(err, ErrAbortedDueToConcurrentModification); n++ {
+		if !t.Options.RetryAborts || n >= MaxAbortReplays {
+			t.reportAbort(ctx, err, 0, telemetry.AbortReturn)
 			return err
 		}
 		if err = t.replayAfter(ctx, err); err != nil {
@@ -85,7 +90,9 @@ func (t *Txn) withAbortReplay(ctx context.Context, f func() error) error {
 func (t *Txn) replayAfter(ctx context.Context, cause error) error {
 	var bo transport.Backoff
 	for n := 0; ; n++ {
-		if err := transport.Sleep(ctx, bo.Delay(abortDelay(cause))); err != nil {
+		d := bo.Delay(abortDelay(cause))
+		t.reportAbort(ctx, cause, d, telemetry.AbortReplay)
+		if err := transport.Sleep(ctx, d); err != nil {
 			return cause
 		}
 		t.Restart()
@@ -93,12 +100,45 @@ func (t *Txn) replayAfter(ctx context.Context, cause error) error {
 		// statement runs in a transaction already begun, as the official
 		// client's statement-based transactions retry.
 		t.Options.Explicit = true
-		err := t.replay(ctx)
+		err := t.replayReported(ctx, n+1)
 		if !IsAborted(err) || errors.Is(err, ErrAbortedDueToConcurrentModification) || n >= MaxAbortReplays {
 			return err
 		}
 		cause = err
 	}
+}
+
+// reportAbort reports an abort of the transaction (its number counts the
+// transaction's aborts), followed by action after delay.
+func (t *Txn) reportAbort(ctx context.Context, err error, delay time.Duration, action string) {
+	t.aborts++
+	tel := t.host.Telemetry()
+	if !tel.Reporting(ctx, telemetry.LevelAbort) {
+		return
+	}
+	code := status.Code(err)
+	tel.Aborted(ctx, telemetry.Failure{Attempt: t.aborts, Code: uint32(code), CodeName: code.String(), Delay: delay}, action)
+}
+
+// replayReported runs the replay numbered attempt (from 1, for one abort)
+// and reports its start and its outcome.
+func (t *Txn) replayReported(ctx context.Context, attempt int) error {
+	tel := t.host.Telemetry()
+	r := telemetry.Replay{Attempt: attempt, Statements: len(t.log), Outcome: telemetry.ReplayStarted}
+	tel.Replayed(ctx, r)
+	err := t.replay(ctx)
+	switch {
+	case err == nil:
+		r.Outcome = telemetry.ReplaySucceeded
+	case errors.Is(err, ErrAbortedDueToConcurrentModification):
+		r.Outcome, r.Err = telemetry.ReplayDataChanged, err
+	case IsAborted(err):
+		r.Outcome, r.Err = telemetry.ReplayAborted, err
+	default:
+		r.Outcome, r.Err = telemetry.ReplayFailed, err
+	}
+	tel.Replayed(ctx, r)
+	return err
 }
 
 // Restart forgets the aborted transaction; the next statement begins a new
@@ -147,7 +187,7 @@ func (t *Txn) beginAfterFailure(ctx context.Context) error {
 	if err := t.begin(ctx, nil); err != nil {
 		return err
 	}
-	if err := t.replay(ctx); err != nil {
+	if err := t.replayReported(ctx, 1); err != nil {
 		if errors.Is(err, ErrAbortedDueToConcurrentModification) {
 			t.failed = err
 		}

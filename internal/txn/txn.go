@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/spannerfast/spannerfast/internal/mutationpb"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -23,6 +24,9 @@ type Client interface {
 	// set, the route-to-leader header.
 	SessionContext(ctx context.Context, session string, leader bool) context.Context
 	Spanner() spannerpb.SpannerClient
+	// Telemetry is the connector's: retries, aborts and replays are
+	// reported to it (nil: to nobody).
+	Telemetry() *telemetry.Telemetry
 }
 
 var _ Client = (*transport.Client)(nil)
@@ -108,6 +112,7 @@ type Txn struct {
 	mutationKey *spannerpb.Mutation // BeginTransaction's mutation_key when only mutations were written
 	log         []replayable
 	retrying    bool  // a replay is running: statements are not logged again
+	aborts      int   // aborts seen (reported with their number)
 	failed      error // a replay saw different data: the transaction is over
 }
 
@@ -216,7 +221,7 @@ func (t *Txn) begin(ctx context.Context, mutationKey *spannerpb.Mutation) error 
 		RequestOptions: t.RequestOptions(""),
 		MutationKey:    mutationKey,
 	}
-	tx, err := transport.CallUnary(t.host.SessionContext(ctx, t.session, t.leader()), func(ctx context.Context) (*spannerpb.Transaction, error) {
+	tx, err := transport.CallUnary(t.host.SessionContext(ctx, t.session, t.leader()), t.report("BeginTransaction"), func(ctx context.Context) (*spannerpb.Transaction, error) {
 		return t.host.Spanner().BeginTransaction(ctx, req)
 	})
 	if err != nil {
@@ -347,13 +352,13 @@ func (t *Txn) CommitOnce(ctx context.Context) (*spannerpb.CommitResponse, error)
 	// A Commit is retried only where it cannot have been applied, and a
 	// failure that leaves that open is a *CommitOutcomeUnknownError, which
 	// no abort replay follows (commit_outcome.go).
-	resp, err := CallCommit(ctx, commit)
+	resp, err := CallCommit(ctx, t.report("Commit"), commit)
 	if err == nil && resp.GetPrecommitToken() != nil {
 		req.PrecommitToken = resp.GetPrecommitToken()
 		// The server has the mutations already: the official client
 		// retries without them.
 		req.Mutations = nil
-		resp, err = CallCommit(ctx, commit)
+		resp, err = CallCommit(ctx, t.report("Commit"), commit)
 	}
 	return resp, err
 }
@@ -376,7 +381,7 @@ func (t *Txn) Commit(ctx context.Context) (*spannerpb.CommitResponse, error) {
 // key when there are no mutations, as the official client does. An abort
 // runs both again in a new transaction.
 func (t *Txn) CommitWrites(ctx context.Context) (*spannerpb.CommitResponse, error) {
-	return RetryAborted(ctx, MaxAbortReplays, func() (*spannerpb.CommitResponse, error) {
+	return RetryAborted(ctx, t.host.Telemetry(), MaxAbortReplays, func() (*spannerpb.CommitResponse, error) {
 		if len(t.mutations) == 0 && t.id == nil {
 			if err := t.begin(ctx, nil); err != nil {
 				return nil, err
@@ -405,7 +410,7 @@ func (t *Txn) Rollback(ctx context.Context) error {
 		return nil
 	}
 	req := &spannerpb.RollbackRequest{Session: t.session, TransactionId: t.id}
-	_, err := transport.CallUnary(t.host.SessionContext(ctx, t.session, true), func(ctx context.Context) (*emptypb.Empty, error) {
+	_, err := transport.CallUnary(t.host.SessionContext(ctx, t.session, true), t.report("Rollback"), func(ctx context.Context) (*emptypb.Empty, error) {
 		return t.host.Spanner().Rollback(ctx, req)
 	})
 	return err
