@@ -16,7 +16,8 @@
 // on the primary key, which is how GORM saves has-one and has-many
 // children, becomes an UPDATE of those columns for the keys being
 // inserted followed by INSERT OR IGNORE, in one transaction: rows that
-// exist get only the asked columns, missing rows are inserted. Any other
+// exist get only the asked columns, missing rows are inserted;
+// RowsAffected counts both, and a DryRun shows both statements. Any other
 // conflict target fails with ErrOnConflict (gRPC code Unimplemented). An
 // OFFSET without LIMIT gets the largest
 // LIMIT, which GoogleSQL requires. Updates never set primary key columns.

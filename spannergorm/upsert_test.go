@@ -2,6 +2,7 @@ package spannergorm
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/DATA-DOG/go-sqlmock"
@@ -150,5 +151,31 @@ func TestUpsertOwnTransaction(t *testing.T) {
 	oc := clause.OnConflict{DoUpdates: clause.AssignmentColumns([]string{"name"})}
 	if err := db.Clauses(oc).Create(&Owner{ID: 1, Name: "o", Pets: []Pet{{ID: 10, Name: "a"}}}).Error; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUpsertDryRunShowsEveryStatement: a DryRun of a partial upsert holds
+// the UPDATEs and the INSERT OR IGNORE as one text, in the order they are
+// sent, with all their arguments in that order; ToSQL renders them with
+// the values. Nothing reaches the database (the mock expects nothing).
+func TestUpsertDryRunShowsEveryStatement(t *testing.T) {
+	db, _ := newMock(t, Config{})
+	pets := []Pet{{ID: 1, OwnerID: 7, Name: "x"}, {ID: 2, OwnerID: 7, Name: "y"}, {ID: 3, OwnerID: 7, Name: "x"}}
+	oc := clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoUpdates: clause.AssignmentColumns([]string{"name"})}
+	stmt := db.Session(&gorm.Session{DryRun: true, SkipDefaultTransaction: true}).Clauses(oc).Create(&pets).Statement
+	wantSQL := "UPDATE `pets` SET `name`=? WHERE `id` IN (?,?); UPDATE `pets` SET `name`=? WHERE `id` = ?; " +
+		"INSERT OR IGNORE INTO `pets` (`id`,`owner_id`,`name`) VALUES (?,?,?),(?,?,?),(?,?,?)"
+	if got := stmt.SQL.String(); got != wantSQL {
+		t.Errorf("DryRun SQL\n %s\nwant\n %s", got, wantSQL)
+	}
+	wantVars := []any{"x", int64(1), int64(3), "y", int64(2), int64(1), int64(7), "x", int64(2), int64(7), "y", int64(3), int64(7), "x"}
+	if !reflect.DeepEqual(stmt.Vars, wantVars) {
+		t.Errorf("DryRun Vars %#v\nwant %#v", stmt.Vars, wantVars)
+	}
+	got := db.ToSQL(func(tx *gorm.DB) *gorm.DB { return tx.Clauses(oc).Create(&pets) })
+	want := "UPDATE `pets` SET `name`='x' WHERE `id` IN (1,3); UPDATE `pets` SET `name`='y' WHERE `id` = 2; " +
+		"INSERT OR IGNORE INTO `pets` (`id`,`owner_id`,`name`) VALUES (1,7,'x'),(2,7,'y'),(3,7,'x')"
+	if got != want {
+		t.Errorf("ToSQL\n %s\nwant\n %s", got, want)
 	}
 }

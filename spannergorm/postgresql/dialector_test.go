@@ -277,9 +277,10 @@ func TestDML(t *testing.T) {
 		{"on conflict columns", func(tx *gorm.DB) *gorm.DB {
 			return tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}},
 				DoUpdates: clause.AssignmentColumns([]string{"title"})}).Create(&Record{ID: 1, Title: "x"})
-			// The UPDATE of title for the existing keys runs first (not in a
-			// dry run); the INSERT adds the missing rows only.
-		}, `INSERT INTO "records" ("band_id","title","id") VALUES ($1,$2,$3) ON CONFLICT ("id") DO NOTHING RETURNING "id"`},
+			// The UPDATE of title for the existing keys runs first; the
+			// INSERT adds the missing rows only. A dry run shows both.
+		}, `UPDATE "records" SET "title"=$1 WHERE "id" = $2; ` +
+			`INSERT INTO "records" ("band_id","title","id") VALUES ($3,$4,$5) ON CONFLICT ("id") DO NOTHING RETURNING "id"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			stmt := c.run(db).Statement

@@ -143,6 +143,23 @@ func Run(t *testing.T, open func(t *testing.T) *gorm.DB) {
 		wantBook(t, db, 10, 99, "fixed")
 		wantBook(t, db, 14, 98, "w")
 	})
+	t.Run("DryRunText", func(t *testing.T) {
+		t.Parallel()
+		db := open(t)
+		seed(t, db)
+		books := []Book{{ID: 10, AuthorID: 99, Title: "x"}, {ID: 12, AuthorID: 99, Title: "y"}}
+		oc := clause.OnConflict{DoUpdates: clause.AssignmentColumns([]string{"title"})}
+		text := db.ToSQL(func(tx *gorm.DB) *gorm.DB { return tx.Clauses(oc).Create(&books) })
+		// One UPDATE per distinct title, then the INSERT.
+		if !strings.HasPrefix(text, "UPDATE ") || strings.Count(text, "; ") != 2 || !strings.Contains(text, "; INSERT ") {
+			t.Fatalf("ToSQL = %q, want two UPDATEs and the INSERT", text)
+		}
+		wantBook(t, db, 10, 99, "old") // the dry run sent nothing
+		// The text is what Create sends: run as it is, it upserts.
+		must(t, db.Exec(text).Error)
+		wantBook(t, db, 10, 99, "x")
+		wantBook(t, db, 12, 99, "y")
+	})
 	t.Run("CompositeKey", func(t *testing.T) {
 		t.Parallel()
 		db := open(t)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,7 +29,9 @@ import (
 // the two run in a transaction of their own, so no writer can slip a row
 // between them. Rows whose key is not inserted (IDENTITY keys left to the
 // database) cannot conflict: when no row inserts its key, the ON CONFLICT
-// is dropped and the Create is one plain INSERT. RowsAffected counts the
+// is dropped and the Create is one plain INSERT. A DryRun (and ToSQL)
+// shows the UPDATEs and the INSERT as one text, "UPDATE ...; INSERT ...",
+// with all their arguments in order. RowsAffected counts the
 // rows updated and the rows inserted, as PostgreSQL counts an ON CONFLICT
 // DO UPDATE (endUpsert).
 
@@ -87,13 +90,25 @@ func upsert(db *gorm.DB) {
 		stmt.AddClause(clause.OnConflict{Columns: oc.Columns, DoNothing: true})
 		return
 	}
-	updates, err := upsertUpdates(stmt, set, values, keyIdx)
+	updates, err := upsertUpdates(stmt, set, values, keyIdx, db.DryRun)
 	if err != nil {
 		_ = db.AddError(err)
 		return
 	}
 	stmt.AddClause(clause.OnConflict{Columns: oc.Columns, DoNothing: true})
-	if db.DryRun || len(updates) == 0 {
+	if len(updates) == 0 {
+		return
+	}
+	if db.DryRun {
+		// endUpsert builds GORM's INSERT again after the UPDATEs' text and
+		// arguments, so that it numbers its arguments after theirs ($n in
+		// PostgreSQL).
+		texts := make([]string, len(updates))
+		for i, u := range updates {
+			texts[i] = u.SQL.String()
+		}
+		db.InstanceSet(upsertStateKey, &upsertState{
+			shown: strings.Join(texts, "; ") + "; ", shownVars: updates[len(updates)-1].Vars})
 		return
 	}
 	state := &upsertState{rows: int64(len(values.Values))}
@@ -132,10 +147,13 @@ func upsert(db *gorm.DB) {
 }
 
 // upsertState is what upsert leaves for endUpsert: the number of rows of
-// the Create and the transaction it began, if any.
+// the Create and the transaction it began, if any; in a DryRun, the
+// UPDATEs' text to show before the INSERT.
 type upsertState struct {
-	rows int64
-	own  *ownTx
+	rows      int64
+	own       *ownTx
+	shown     string
+	shownVars []any
 }
 
 // ownTx is the transaction upsert began for a Create that had none, and
@@ -159,6 +177,15 @@ func endUpsert(db *gorm.DB) {
 		return
 	}
 	state := v.(*upsertState)
+	if state.shown != "" {
+		if stmt := db.Statement; db.Error == nil {
+			stmt.SQL.Reset()
+			stmt.SQL.WriteString(state.shown)
+			stmt.Vars = state.shownVars
+			stmt.Build(stmt.BuildClauses...)
+		}
+		return
+	}
 	if db.Error == nil {
 		db.RowsAffected = state.rows
 		if db.Statement.Result != nil {
@@ -251,8 +278,11 @@ func columnIndex(cols []clause.Column, name string) int {
 // values (GORM's association saves assign the same foreign key to every
 // child, so one in all), each for the keys of its rows. A row whose key
 // is DEFAULT (an IDENTITY key in a batch where other rows give theirs) is
-// new and gets no UPDATE.
-func upsertUpdates(stmt *gorm.Statement, set clause.Set, values clause.Values, keyIdx []int) ([]*gorm.Statement, error) {
+// new and gets no UPDATE. chained (for a DryRun) makes each statement's
+// arguments follow those of the statement and of the UPDATEs before it,
+// so that all of them can be shown as one text with one list of
+// arguments.
+func upsertUpdates(stmt *gorm.Statement, set clause.Set, values clause.Values, keyIdx []int, chained bool) ([]*gorm.Statement, error) {
 	type group struct {
 		assigned []any
 		keys     [][]any
@@ -296,8 +326,13 @@ func upsertUpdates(stmt *gorm.Statement, set clause.Set, values clause.Values, k
 		g.keys = append(g.keys, key)
 	}
 	out := make([]*gorm.Statement, 0, len(groups))
+	var prior []any
+	if chained {
+		prior = stmt.Vars
+	}
 	for _, g := range groups {
-		u := &gorm.Statement{DB: stmt.DB, Table: stmt.Table, Schema: stmt.Schema, Clauses: map[string]clause.Clause{}}
+		u := &gorm.Statement{DB: stmt.DB, Table: stmt.Table, Schema: stmt.Schema, Clauses: map[string]clause.Clause{},
+			Vars: slices.Clone(prior)}
 		assignments := make(clause.Set, len(set))
 		for i, a := range set {
 			assignments[i] = clause.Assignment{Column: a.Column, Value: g.assigned[i]}
@@ -308,6 +343,9 @@ func upsertUpdates(stmt *gorm.Statement, set clause.Set, values clause.Values, k
 		u.Build("UPDATE", "SET", "WHERE")
 		if u.Error != nil {
 			return nil, u.Error
+		}
+		if chained {
+			prior = u.Vars
 		}
 		out = append(out, u)
 	}
