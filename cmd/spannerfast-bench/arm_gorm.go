@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/gormwork"
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 	"github.com/spannerfast/spannerfast/spannergorm"
 )
@@ -24,19 +22,7 @@ func init() {
 		open:    openGorm})
 }
 
-// gormRow is the model the GORM arm reads: its fields are the columns of
-// the GORM workloads, in their order.
-type gormRow struct {
-	ID        int64
-	Name      string
-	Email     string
-	Balance   float64
-	Active    bool
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
-// gormColumns are the workload columns gormRow maps.
+// gormColumns are the workload columns gormwork.Row maps.
 var gormColumns = []workload.Column{
 	{Name: "id", Kind: workload.Int64},
 	{Name: "name", Kind: workload.String},
@@ -47,8 +33,9 @@ var gormColumns = []workload.Column{
 	{Name: "updated_at", Kind: workload.Timestamp},
 }
 
-// sum is the checksum of the row, the same as dests.sum of its columns.
-func (r *gormRow) sum() uint64 {
+// gormRowSum is the checksum of the row, the same as dests.sum of its
+// columns.
+func gormRowSum(r *gormwork.Row) uint64 {
 	vals := [...]uint64{uint64(r.ID), sumString(r.Name), sumString(r.Email), math.Float64bits(r.Balance),
 		sumBool(r.Active), uint64(r.CreatedAt.UnixNano()), uint64(r.UpdatedAt.UnixNano())}
 	var total uint64
@@ -71,21 +58,10 @@ func openGorm(_ context.Context, e *env) (arm, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gorm.Open: %w", err)
 	}
-	// spannergorm sends LIMIT as a parameter; the servers of this benchmark
-	// key each scripted result by its SQL text, which every arm (and the
-	// warm-up, with its smaller LIMIT) must share, so this arm writes the
-	// limit into the text as the other arms do (workload.GormSQL).
-	db.ClauseBuilders["LIMIT"] = literalLimit
+	// spannergorm sends LIMIT as a parameter, as users get it; the server
+	// binds parameters into the text to find the result stored under the
+	// literal text the other arms send (benchserver's resultKey).
 	return &gormArm{db: db}, nil
-}
-
-// literalLimit renders LIMIT n with n in the text.
-func literalLimit(c clause.Clause, b clause.Builder) {
-	if l, ok := c.Expression.(clause.Limit); ok && l.Limit != nil && l.Offset == 0 {
-		b.WriteString("LIMIT " + strconv.Itoa(*l.Limit))
-		return
-	}
-	c.Build(b)
 }
 
 func sameColumns(cols []workload.Column) bool {
@@ -108,7 +84,7 @@ func (a *gormArm) run(ctx context.Context, w *workload.Workload, hs *heapSampler
 	}
 	var total uint64
 	for q := 0; q < w.Queries; q++ {
-		var rows []gormRow
+		var rows []gormwork.Row
 		if err := a.db.WithContext(ctx).Table(w.GormTable).Limit(w.Rows).Find(&rows).Error; err != nil {
 			return 0, fmt.Errorf("query %d: %w", q, err)
 		}
@@ -116,7 +92,7 @@ func (a *gormArm) run(ctx context.Context, w *workload.Workload, hs *heapSampler
 			return 0, fmt.Errorf("query %d: Find returned %d rows, want %d", q, len(rows), w.Rows)
 		}
 		for i := range rows {
-			total += rows[i].sum()
+			total += gormRowSum(&rows[i])
 			if hs != nil {
 				hs.tick()
 			}

@@ -89,11 +89,13 @@
 //	narrow5m        5,000,000 narrow rows in one query, heap sampled
 //	gorm10k         20 queries of 10,000 rows of a 7-column model (INT64,
 //	                STRING(16), STRING(32), FLOAT64, BOOL, TIMESTAMP,
-//	                TIMESTAMP); the SQL is what GORM's
-//	                db.Table("bench_gorm").Limit(10000).Find(&rows) sends
-//	                through spannergorm with the limit in the text (the arm
-//	                writes it so; spannergorm sends a parameter), so every
-//	                arm reads the same result
+//	                TIMESTAMP): GORM's
+//	                db.Table("bench_gorm").Limit(10000).Find(&rows)
+//	                through spannergorm, which sends LIMIT @p1 with 10000
+//	                as a parameter; the other arms send LIMIT 10000 in the
+//	                text. The server binds a query's parameters into its
+//	                text when no result has the text as sent, so every arm
+//	                reads the same result
 //
 // Partitioned workloads (the group partitioned):
 //

@@ -42,6 +42,7 @@ var layers = map[string]int{
 	"internal/multistmt":                         1, // plans strings of several statements (sqlparse)
 	"internal/telemetry":                         1, // OpenTelemetry spans and metrics, the slog logger
 	"cmd/spannerfast-bench/internal/benchserver": 1,
+	"cmd/spannerfast-bench/internal/gormwork":    1, // the GORM comparison's models and operations (GORM, workload)
 	"spannerfasttest/internal/infoschema":        1,
 
 	// 2: rows on the decoder; the transport.

@@ -68,28 +68,29 @@ func readOnlyID(sel *spannerpb.TransactionSelector) error {
 	return nil
 }
 
-// streamResult returns the messages ExecuteStreamingSql sends for req: the
-// query's result, or with a partition token that partition's.
-func (s *Server) streamResult(req *spannerpb.ExecuteSqlRequest) ([]workload.Message, error) {
+// streamResult returns the messages ExecuteStreamingSql sends for req,
+// and the SQL text they are stored under (see resultKey): the query's
+// result, or with a partition token that partition's.
+func (s *Server) streamResult(req *spannerpb.ExecuteSqlRequest) (string, []workload.Message, error) {
 	tok := req.GetPartitionToken()
 	if len(tok) == 0 {
-		msgs, ok := s.results[req.GetSql()]
+		key, ok := s.resultKey(req)
 		if !ok {
-			return nil, status.Errorf(codes.InvalidArgument, "fake server has no result for SQL %q", req.GetSql())
+			return "", nil, status.Errorf(codes.InvalidArgument, "fake server has no result for SQL %q", req.GetSql())
 		}
-		return msgs, nil
+		return key, s.results[key], nil
 	}
 	p, ok := s.parts[req.GetSql()]
 	if !ok {
-		return nil, status.Errorf(codes.InvalidArgument, "fake server has no partitions for SQL %q", req.GetSql())
+		return "", nil, status.Errorf(codes.InvalidArgument, "fake server has no partitions for SQL %q", req.GetSql())
 	}
 	if err := readOnlyID(req.GetTransaction()); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	k, err := workload.PartitionIndex(tok)
 	if err != nil || k >= len(p.msgs) {
-		return nil, status.Errorf(codes.InvalidArgument, "bad partition token %q for SQL %q", tok, req.GetSql())
+		return "", nil, status.Errorf(codes.InvalidArgument, "bad partition token %q for SQL %q", tok, req.GetSql())
 	}
 	s.stats.partitionReads.Add(1)
-	return p.msgs[k], nil
+	return req.GetSql(), p.msgs[k], nil
 }

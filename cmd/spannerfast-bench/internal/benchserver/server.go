@@ -231,10 +231,11 @@ func (s *Server) ExecuteSql(_ context.Context, req *spannerpb.ExecuteSqlRequest)
 	if isDML(req.GetSql()) {
 		return s.executeDML(req)
 	}
-	msgs, ok := s.results[req.GetSql()]
+	key, ok := s.resultKey(req)
 	if !ok {
 		return nil, status.Errorf(codes.InvalidArgument, "fake server has no result for SQL %q", req.GetSql())
 	}
+	msgs := s.results[key]
 	s.queries.Add(1)
 	rs := &spannerpb.ResultSet{}
 	var vals []*structpb.Value
@@ -271,7 +272,7 @@ func (s *Server) ExecuteSql(_ context.Context, req *spannerpb.ExecuteSqlRequest)
 // ExecuteStreamingSql sends the stored messages of the query, starting after
 // the message named by the request's resume token.
 func (s *Server) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream spannerpb.Spanner_ExecuteStreamingSqlServer) error {
-	msgs, err := s.streamResult(req)
+	key, msgs, err := s.streamResult(req)
 	if err != nil {
 		return err
 	}
@@ -288,12 +289,12 @@ func (s *Server) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream sp
 		}
 		start = i + 1
 	}
-	delay := s.delay[req.GetSql()]
+	delay := s.delay[key]
 	for i := start; i < len(msgs); i++ {
 		if err := wait(stream.Context(), delay); err != nil {
 			return err
 		}
-		if err := stream.SendMsg(s.txMessage(req.GetSql(), msgs, i, tx)); err != nil {
+		if err := stream.SendMsg(s.txMessage(key, msgs, i, tx)); err != nil {
 			return err
 		}
 	}

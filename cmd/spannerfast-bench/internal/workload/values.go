@@ -90,6 +90,9 @@ func (w *Workload) value(row, col int, goValue bool) (Cell, any) {
 	switch c.Kind {
 	case Int64:
 		v := int64(h) >> (h >> 58)
+		if c.Sequence > 0 {
+			v = int64(row/c.Sequence) + 1
+		}
 		return Cell{Wire: WireString, S: strconv.FormatInt(v, 10)}, v
 	case String:
 		n := c.Len

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -93,6 +94,11 @@ type Column struct {
 	Len int
 	// VarLen makes STRING lengths vary between Len/4 and Len.
 	VarLen bool
+	// Sequence, for an INT64 column, makes the value of row r r/Sequence+1
+	// instead of a random one: 1 numbers the rows (a key), k > 1 gives
+	// each run of k rows the key of one row of another result (a foreign
+	// key, for GORM's Preload of has-many children).
+	Sequence int
 }
 
 // Workload is one result shape, the number of rows one query returns and the
@@ -194,11 +200,55 @@ const (
 	narrow5mRows      = 5_000_000
 	gormRows          = 10_000
 	gormQs            = 20
+	// PreloadParents is the parent rows of the GORM Preload workload and
+	// PreloadChildren the child rows of each.
+	PreloadParents  = 100
+	PreloadChildren = 10
 )
 
+// The tables of the GORM Preload workload.
+const (
+	PreloadParentTable = "bench_singers"
+	PreloadChildTable  = "bench_albums"
+)
+
+// preloadCatalog returns the two results of GORM's
+// db.Preload("Albums").Limit(PreloadParents).Find(&singers) (hidden: the
+// GORM comparison in gormpeer selects them by name): the parents, keyed
+// 1 to PreloadParents, and their children, PreloadChildren per parent,
+// under the SQL GORM sends for them with the parameters bound into the
+// text (the server binds them, see benchserver's resultKey).
+func preloadCatalog(gormCols []Column) []*Workload {
+	parents := slices.Clone(gormCols)
+	parents[0].Sequence = 1
+	keys := make([]string, PreloadParents)
+	for i := range keys {
+		keys[i] = strconv.Itoa(i + 1)
+	}
+	children := []Column{
+		{Name: "id", Kind: Int64, Sequence: 1},
+		{Name: "singer_id", Kind: Int64, Sequence: PreloadChildren},
+		{Name: "title", Kind: String, Len: 32},
+		{Name: "price", Kind: Float64},
+		{Name: "created_at", Kind: Timestamp},
+		{Name: "updated_at", Kind: Timestamp},
+	}
+	return []*Workload{
+		{Name: "gorm-preload-parents", Description: "the parents GORM's Preload reads",
+			Columns: parents, Rows: PreloadParents, Queries: 1, Hidden: true, seed: 8,
+			SQL: GormSQL(PreloadParentTable, PreloadParents)},
+		{Name: "gorm-preload-children", Description: "the children GORM's Preload reads, PreloadChildren per parent",
+			Columns: children, Rows: PreloadParents * PreloadChildren, Queries: 1, Hidden: true, seed: 9,
+			SQL: fmt.Sprintf("SELECT * FROM `%s` WHERE `%s`.`singer_id` IN (%s)",
+				PreloadChildTable, PreloadChildTable, strings.Join(keys, ","))},
+	}
+}
+
 // GormSQL is the SQL text of GORM's db.Table(table).Limit(rows).Find(...)
-// with the spannergorm dialector, its LIMIT written into the text (the
-// GORM arm does so; spannergorm itself sends it as a parameter).
+// with the spannergorm dialector, with the LIMIT written into the text.
+// spannergorm sends LIMIT @p1 with rows as the parameter; the server binds
+// it into the text to find this result, which the other arms read under
+// this text.
 func GormSQL(table string, rows int) string {
 	return fmt.Sprintf("SELECT * FROM `%s` LIMIT %d", table, rows)
 }
@@ -300,6 +350,7 @@ func Catalog(scale float64) []*Workload {
 	ws = append(ws, writeCatalog(scale, narrowCols, pointCols)...)
 	ws = append(ws, partitionedCatalog(scale, narrowCols)...)
 	ws = append(ws, latencyCatalog(scale, narrowCols)...)
+	ws = append(ws, preloadCatalog(gormCols)...)
 	ws = append(ws, []*Workload{
 		{Name: "select1", Description: "SELECT 1, for connection checks",
 			Columns: []Column{{Name: "one", Kind: Int64}}, Rows: 1, Queries: 1, Hidden: true, seed: 6},

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -299,5 +300,29 @@ func TestSelect(t *testing.T) {
 	both, err := Select("reads,insert", 1)
 	if err != nil || len(both) != len(reads)+1 {
 		t.Errorf("reads,insert: %d workloads, %v", len(both), err)
+	}
+}
+
+// TestPreloadKeys: the Preload parents are keyed 1 to PreloadParents and
+// each run of PreloadChildren children carries its parent's key, so GORM
+// attaches every child; the children's SQL is GORM's with the keys bound.
+func TestPreloadKeys(t *testing.T) {
+	ws, err := Select("gorm-preload-parents,gorm-preload-children", 1)
+	if err != nil || len(ws) != 2 {
+		t.Fatalf("Select: %v, %v", ws, err)
+	}
+	parents, children := ws[0], ws[1]
+	for r := 0; r < parents.Rows; r++ {
+		if got := parents.GoValue(r, 0); got != int64(r+1) {
+			t.Fatalf("parent %d: id %v", r, got)
+		}
+	}
+	for r := 0; r < children.Rows; r++ {
+		if id, fk := children.GoValue(r, 0), children.GoValue(r, 1); id != int64(r+1) || fk != int64(r/PreloadChildren+1) {
+			t.Fatalf("child %d: id %v, singer_id %v", r, id, fk)
+		}
+	}
+	if !strings.HasSuffix(children.SQL, "IN (1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69,70,71,72,73,74,75,76,77,78,79,80,81,82,83,84,85,86,87,88,89,90,91,92,93,94,95,96,97,98,99,100)") {
+		t.Fatalf("children SQL %q", children.SQL)
 	}
 }
