@@ -270,8 +270,12 @@ func (s *Server) ExecuteSql(_ context.Context, req *spannerpb.ExecuteSqlRequest)
 }
 
 // ExecuteStreamingSql sends the stored messages of the query, starting after
-// the message named by the request's resume token.
+// the message named by the request's resume token; DML gets one message
+// with one row changed.
 func (s *Server) ExecuteStreamingSql(req *spannerpb.ExecuteSqlRequest, stream spannerpb.Spanner_ExecuteStreamingSqlServer) error {
+	if isDML(req.GetSql()) && len(req.GetPartitionToken()) == 0 {
+		return s.streamDML(req, stream)
+	}
 	key, msgs, err := s.streamResult(req)
 	if err != nil {
 		return err

@@ -64,6 +64,10 @@ var (
 	// one row changed, the transaction when it began inline, the token on
 	// a multiplexed session.
 	dmlAnswers [2][2]*spannerpb.ResultSet
+	// dmlStreamAnswers[begin][precommit] is the same answer as the one
+	// message of ExecuteStreamingSql (go-sql-spanner sends DML in a
+	// transaction that way).
+	dmlStreamAnswers [2][2]*spannerpb.PartialResultSet
 
 	commitAnswer = preEncode(&spannerpb.CommitResponse{CommitTimestamp: fixedTime})
 	emptyAnswer  = preEncode(&emptypb.Empty{})
@@ -85,6 +89,9 @@ func init() {
 				rs.PrecommitToken = precommitToken
 			}
 			dmlAnswers[b][p] = preEncode(rs)
+			dmlStreamAnswers[b][p] = preEncode(&spannerpb.PartialResultSet{
+				Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{}, Transaction: rs.Metadata.GetTransaction()},
+				Stats:    rs.Stats, PrecommitToken: rs.PrecommitToken, Last: true})
 		}
 	}
 }
@@ -278,6 +285,16 @@ func (s *Server) executeDML(req *spannerpb.ExecuteSqlRequest) (*spannerpb.Result
 	}
 	s.stats.dml.Add(1)
 	return dmlAnswers[b2i(tx.begin != nil)][b2i(tx.precommit)], nil
+}
+
+// streamDML answers one DML statement sent with ExecuteStreamingSql.
+func (s *Server) streamDML(req *spannerpb.ExecuteSqlRequest, stream spannerpb.Spanner_ExecuteStreamingSqlServer) error {
+	tx, err := s.txOf(req.GetSession(), req.GetTransaction(), true)
+	if err != nil {
+		return err
+	}
+	s.stats.dml.Add(1)
+	return stream.Send(dmlStreamAnswers[b2i(tx.begin != nil)][b2i(tx.precommit)])
 }
 
 func b2i(b bool) int {

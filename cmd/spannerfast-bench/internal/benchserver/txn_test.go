@@ -90,6 +90,18 @@ func TestWrites(t *testing.T) {
 	if err != nil || rs.GetMetadata() != nil || rs.GetStats().GetRowCountExact() != 1 {
 		t.Fatalf("DML by id: %v, %v", rs, err)
 	}
+	// DML streamed (go-sql-spanner's way in a transaction): one message,
+	// beginning inline or by id.
+	for _, sel := range []*spannerpb.TransactionSelector{beginRW(), withID(id)} {
+		msgs, err := readAll(t, c, &spannerpb.ExecuteSqlRequest{Session: sess.Name, Sql: ins, Transaction: sel})
+		if err != nil || len(msgs) != 1 || msgs[0].GetStats().GetRowCountExact() != 1 || msgs[0].GetPrecommitToken() == nil ||
+			(sel.GetBegin() != nil) != (msgs[0].GetMetadata().GetTransaction() != nil) {
+			t.Fatalf("streamed DML (%v): %v, %v", sel, msgs, err)
+		}
+	}
+	if _, err := readAll(t, c, &spannerpb.ExecuteSqlRequest{Session: sess.Name, Sql: ins}); status.Code(err) != codes.FailedPrecondition {
+		t.Errorf("streamed DML without a transaction: %v", err)
+	}
 	batch := &spannerpb.ExecuteBatchDmlRequest{Session: sess.Name, Transaction: withID(id)}
 	for range 3 {
 		batch.Statements = append(batch.Statements, &spannerpb.ExecuteBatchDmlRequest_Statement{Sql: ins})
@@ -141,7 +153,7 @@ func TestWrites(t *testing.T) {
 		t.Errorf("commit of a read-only transaction: %v", err)
 	}
 
-	want := Stats{Begins: 1, MutationKeys: 1, InlineBegins: 3, DML: 2, Batches: 3, BatchStatements: 9, Commits: 1, Mutations: 4}
+	want := Stats{Begins: 1, MutationKeys: 1, InlineBegins: 4, DML: 4, Batches: 3, BatchStatements: 9, Commits: 1, Mutations: 4}
 	if got := s.Stats(); got != want {
 		t.Errorf("Stats = %+v, want %+v", got, want)
 	}

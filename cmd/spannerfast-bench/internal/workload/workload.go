@@ -352,8 +352,9 @@ func Catalog(scale float64) []*Workload {
 	ws = append(ws, latencyCatalog(scale, narrowCols)...)
 	ws = append(ws, preloadCatalog(gormCols)...)
 	ws = append(ws, []*Workload{
+		// Its value is 1, as a driver's Ping may check (go-sql-spanner does).
 		{Name: "select1", Description: "SELECT 1, for connection checks",
-			Columns: []Column{{Name: "one", Kind: Int64}}, Rows: 1, Queries: 1, Hidden: true, seed: 6},
+			Columns: []Column{{Name: "one", Kind: Int64, Sequence: 1}}, Rows: 1, Queries: 1, Hidden: true, seed: 6},
 	}...)
 	for _, w := range ws {
 		w.memo = &periodMemo{}
