@@ -203,6 +203,20 @@
 // run in which the checksum differs from the generator's is reported as
 // FAILED rather than measured.
 //
+// # GORM against go-gorm-spanner
+//
+// The program in gormpeer/ (a module of its own, so that go-gorm-spanner
+// and go-sql-spanner stay out of this module's go.mod) runs GORM
+// operations beyond gorm10k's Find (package internal/gormwork: creates
+// with and without associations, Preload) with spannergorm on spannerfast
+// and with go-gorm-spanner on go-sql-spanner, PrepareStmt off and on,
+// against this server: gormpeer/run.sh. Its documentation gives the
+// method. The server results it reads are the hidden workloads
+// gorm-preload-parents and gorm-preload-children (keys 1 to 100, ten
+// children per parent) besides gorm10k; the server answers DML sent with
+// ExecuteStreamingSql (go-sql-spanner's way in a transaction) as it
+// answers ExecuteSql.
+//
 // # How it measures
 //
 // Rounds are interleaved: round 1 runs every workload with every arm, then

@@ -43,9 +43,13 @@
 // spannerfast's with the same PrepareStmt. Reads are checked against the
 // generator's values (a checksum of every field).
 //
-// -cpuprofile-arm ARM runs every operation once more with ARM under the
-// CPU profiler (and with -memprofile FILE under the allocation profiler,
-// MemProfileRate 1) after the measured rounds.
+// -cpuprofile-arm ARM runs every operation again with ARM under the CPU
+// profiler for -profile-time each (and with -memprofile FILE under the
+// allocation profiler too, MemProfileRate 1, which slows allocation: take
+// CPU figures from a run without it), after the measured rounds (-rounds 0
+// profiles only). shares.sh, next to this file, says which code a
+// profile's samples are for: GORM, spannergorm, spannerfast, database/sql,
+// gRPC, or the runtime alone.
 //
 // Figures depend on the machine and its load; compare the arms of one run.
 package main

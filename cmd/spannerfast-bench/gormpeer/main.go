@@ -31,6 +31,7 @@ type config struct {
 	arms, opNames        []string
 	cpuArm, cpuFile      string
 	memFile, jsonFile    string
+	profileFor           time.Duration
 }
 
 func main() {
@@ -43,7 +44,7 @@ func main() {
 	}
 	var cfg config
 	var arms, ops string
-	flag.IntVar(&cfg.rounds, "rounds", 9, "alternating rounds; the median is reported")
+	flag.IntVar(&cfg.rounds, "rounds", 9, "alternating rounds; the median is reported (0: none, for a profile only)")
 	flag.IntVar(&cfg.ops, "ops", 0, "operations per arm, operation and round (0: 10 for find, 50 for preload, 200 for the creates)")
 	flag.IntVar(&cfg.warmups, "warmups", 3, "unmeasured operations before each measurement")
 	flag.StringVar(&arms, "arms", strings.Join(armNames, ","), "comma list of arms")
@@ -52,6 +53,7 @@ func main() {
 	flag.StringVar(&cfg.cpuFile, "cpuprofile", "", "CPU profile file (default cpu-ARM.pprof)")
 	flag.StringVar(&cfg.memFile, "memprofile", "", "with -cpuprofile-arm: write the allocation profile of that run to this file")
 	flag.StringVar(&cfg.jsonFile, "json", "", "also write the results as JSON to this file")
+	flag.DurationVar(&cfg.profileFor, "profile-time", 10*time.Second, "with -cpuprofile-arm: how long each operation runs under the profiler")
 	flag.Parse()
 	cfg.arms = workload.ListNames(arms)
 	cfg.opNames = workload.ListNames(ops)
@@ -178,7 +180,9 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	res.writeMarkdown(stdout)
+	if cfg.rounds > 0 {
+		res.writeMarkdown(stdout)
+	}
 	if cfg.jsonFile != "" {
 		if err := res.writeJSON(cfg.jsonFile); err != nil {
 			return err
@@ -219,10 +223,11 @@ func profile(ctx context.Context, cfg config, a *arm, ops []gormwork.Op, next *i
 		if n == 0 {
 			n = defaultOps(op.Name)
 		}
-		// Enough operations for a second or more of samples.
-		for range 5 {
+		// Measurements until -profile-time is spent, for enough samples.
+		for opStart := time.Now(); time.Since(opStart) < cfg.profileFor; {
 			if _, err := measure(ctx, a, op, n, 0, next); err != nil {
 				runErr = errors.Join(runErr, fmt.Errorf("%s: %w", op.Name, err))
+				break
 			}
 		}
 	}
