@@ -3,7 +3,8 @@
 # when set, are source trees of go-sql-spanner and go-gorm-spanner to
 # build with instead of the versions go.mod requires. Missing go.sum lines
 # are filled in from the module cache or the module proxy (-mod=mod), in
-# a scratch copy of go.mod: the files here are not changed.
+# a scratch copy of go.mod: the files here are not changed. Arguments go
+# to gormpeer (see doc.go), e.g. -rounds 11.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -11,9 +12,16 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$here/go.mod" "$tmp/go.mod"
 [ -f "$here/go.sum" ] && cp "$here/go.sum" "$tmp/go.sum"
-cd "$here"
-go mod edit -modfile="$tmp/go.mod" -replace "github.com/spannerfast/spannerfast=$root"
-[ -n "${GSS_TREE:-}" ] && go mod edit -modfile="$tmp/go.mod" -replace "github.com/googleapis/go-sql-spanner=$GSS_TREE"
-[ -n "${GORM_TREE:-}" ] && go mod edit -modfile="$tmp/go.mod" -replace "github.com/googleapis/go-gorm-spanner=$GORM_TREE"
-nice -n 19 go build -mod=mod -modfile="$tmp/go.mod" -o "$tmp/gormpeer" .
+(
+	cd "$here"
+	go mod edit -modfile="$tmp/go.mod" -replace "github.com/spannerfast/spannerfast=$root"
+	if [ -n "${GSS_TREE:-}" ]; then
+		go mod edit -modfile="$tmp/go.mod" -replace "github.com/googleapis/go-sql-spanner=$GSS_TREE"
+	fi
+	if [ -n "${GORM_TREE:-}" ]; then
+		go mod edit -modfile="$tmp/go.mod" -replace "github.com/googleapis/go-gorm-spanner=$GORM_TREE"
+	fi
+	nice -n 19 go build -mod=mod -modfile="$tmp/go.mod" -o "$tmp/gormpeer" .
+)
+# Runs in the caller's directory, where -json and the profiles go.
 nice -n 19 "$tmp/gormpeer" "$@"
