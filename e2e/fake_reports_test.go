@@ -76,10 +76,16 @@ type observed struct {
 
 func openObserved(t *testing.T, s *fakespanner.Server, props ...string) *observed {
 	t.Helper()
+	return openObservedDSN(t, fakeDSN(s, props...))
+}
+
+// openObservedDSN is openObserved on any server.
+func openObservedDSN(t *testing.T, dsnString string) *observed {
+	t.Helper()
 	o := &observed{spans: tracetest.NewSpanRecorder(), logs: &logRecords{}}
 	o.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(o.spans))
 	t.Cleanup(func() { _ = o.tp.Shutdown(context.Background()) })
-	cfg, err := dsn.Parse(fakeDSN(s, props...))
+	cfg, err := dsn.Parse(dsnString)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +100,26 @@ func openObserved(t *testing.T, s *fakespanner.Server, props ...string) *observe
 
 // root starts the application's span; the test ends it before reading the
 // recorder.
-func (o *observed) root() (context.Context, trace.Span) {
-	return o.tp.Tracer("app").Start(context.Background(), "app")
+func (o *observed) root() (context.Context, trace.Span) { return o.rootIn(context.Background()) }
+
+// rootIn is root in ctx.
+func (o *observed) rootIn(ctx context.Context) (context.Context, trace.Span) {
+	return o.tp.Tracer("app").Start(ctx, "app")
+}
+
+// within reports whether the span sc names is root or a descendant of it
+// among the ended spans.
+func (o *observed) within(sc trace.SpanContext, root trace.Span) bool {
+	parents := map[trace.SpanID]trace.SpanID{}
+	for _, s := range o.spans.Ended() {
+		parents[s.SpanContext().SpanID()] = s.Parent().SpanID()
+	}
+	for id := sc.SpanID(); id.IsValid(); id = parents[id] {
+		if id == root.SpanContext().SpanID() {
+			return true
+		}
+	}
+	return false
 }
 
 // events returns the span events named name on every ended span, oldest
