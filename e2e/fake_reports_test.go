@@ -318,6 +318,7 @@ func TestFakeAbortWithoutReplayReports(t *testing.T) {
 func TestFakeSessionReports(t *testing.T) {
 	s := fakespanner.Start(t)
 	o := openObserved(t, s)
+	s.AddMethodFault("CreateSession", fakespanner.Fault{Err: fakespanner.ErrUnavailable})
 	ctx, span := o.root()
 	var one int64
 	if err := o.db.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
@@ -347,8 +348,18 @@ func TestFakeSessionReports(t *testing.T) {
 	if len(created) != 2 {
 		t.Fatalf("%d CreateSession spans, want 2", len(created))
 	}
-	if created[0].Parent().SpanID() != span.SpanContext().SpanID() && created[0].Parent().TraceID() != span.SpanContext().TraceID() {
-		t.Errorf("the first CreateSession span is not in the application's trace")
+	if !o.within(created[0].Parent(), span) {
+		t.Errorf("the first CreateSession span is not under the application's span")
+	}
+	// Its transient failure is a retry event on it.
+	var retries []report
+	for _, e := range created[0].Events() {
+		if e.Name == "retry" {
+			retries = append(retries, report{attrs: attrMap(e.Attributes)})
+		}
+	}
+	if len(retries) != 1 || retries[0].attrs["rpc.method"] != "CreateSession" || retries[0].attrs["spanner.attempt"] != int64(1) {
+		t.Errorf("retry events on the CreateSession span: %v, want one, attempt 1", retries)
 	}
 }
 
@@ -390,6 +401,9 @@ func TestFakePartitionSpans(t *testing.T) {
 		seen[i] = true
 		if p.Parent().SpanID() != parent.SpanID() {
 			t.Errorf("partition %d: parent %v, want the PartitionQuery span's parent %v", i, p.Parent().SpanID(), parent.SpanID())
+		}
+		if a["db.query.text"] != partSQL {
+			t.Errorf("partition %d: db.query.text %v", i, a["db.query.text"])
 		}
 		if want := int64(sizes[i]); want > 0 && a["db.response.returned_rows"] != want {
 			t.Errorf("partition %d: returned_rows %v, want %d", i, a["db.response.returned_rows"], want)

@@ -4,7 +4,8 @@
 // It owns the Partition (one part of a partitioned query: the request that
 // reads it, its versioned binary encoding and its text id), the
 // PartitionedQuery a PartitionQuery result holds, and Rows, which reads
-// several partitions through worker goroutines into one driver.Rows.
+// several partitions through worker goroutines into one driver.Rows, each
+// partition in a span of its own.
 //
 // It must not know connections, sessions, transactions or statement
 // options: whoever partitions a query makes the partitions (New) and

@@ -27,7 +27,8 @@
 //     caller's Reselector, which is told the new transaction's id and
 //     chooses the selector of a request sent again (conn's inlineBegin);
 //   - the retry policy: which failures are transient, how long to wait, the
-//     error when the context ends first (Backoff; conn hands it
+//     error when the context ends first, and reporting a resumption (with
+//     the resume token it continues after) (Backoff; conn hands it
 //     internal/transport's);
 //   - the transport, sessions and metadata: the caller gives the channels
 //     and puts the session's metadata on the context Query.Prepare returns;

@@ -14,7 +14,12 @@
 //     it (the span's status and the db.client.operation.duration metric) in
 //     one place, so that traces and metrics never disagree;
 //   - the logger (none unless given in code) and span events that cost
-//     nothing when the span does not record.
+//     nothing when the span does not record;
+//   - the reports of what the driver does on its own after a failure
+//     (events.go): retries, stream resumptions, aborts, replays and their
+//     outcome as span events and log records from one description, their
+//     attribute keys and their log levels, and the records of sessions
+//     made or made again.
 //
 // It imports only the OpenTelemetry API, log/slog and the standard library.
 // It must not know connections, transactions, statements' grammar, gRPC or

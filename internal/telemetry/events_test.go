@@ -161,3 +161,23 @@ func TestEventsFreeWithoutListener(t *testing.T) {
 		t.Fatalf("%v allocations with a logger off for the level", allocs)
 	}
 }
+
+// TestEventsFollowDisableTracing: with tracing off (disable_tracing) the
+// reports reach the logger only, not the span of the context.
+func TestEventsFollowDisableTracing(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	ctx, span := tp.Tracer("app").Start(context.Background(), "app")
+	h := &records{level: slog.LevelDebug}
+	tel := telemetry.New(telemetry.Config{TracerProvider: tp, Logger: slog.New(h), DisableTracing: true})
+	tel.Retried(ctx, telemetry.Failure{Attempt: 1})
+	tel.Aborted(ctx, telemetry.Failure{Attempt: 1}, telemetry.AbortReturn)
+	span.End()
+	if n := len(rec.Ended()[0].Events()); n != 0 {
+		t.Errorf("%d span events with tracing off", n)
+	}
+	if len(h.recs) != 2 {
+		t.Errorf("%d log records, want 2", len(h.recs))
+	}
+}

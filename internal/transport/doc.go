@@ -37,7 +37,11 @@
 // DML and commits, connect_timeout for session creation. When it ends, the
 // error is a *RetryStoppedError with the context's code (DEADLINE_EXCEEDED,
 // as the official client reports, or CANCELED) that unwraps to the last
-// transient failure. Other errors are returned at once with their gRPC
+// transient failure. Each wait is reported before it starts (Backoff's
+// Report: a "retry", "resume" or "abort" event and log record, numbered,
+// see internal/telemetry); session creation is a CreateSession span and
+// its session a log record (made, or made again after it expired or was
+// lost). Other errors are returned at once with their gRPC
 // code. A session creation in progress is shared with its waiters, retries
 // included, so they never see a failure that is still being retried.
 //

@@ -19,6 +19,9 @@
 // RetryOnAbort). A Commit is retried only where it cannot have been
 // applied; otherwise its error is a *CommitOutcomeUnknownError
 // (ErrCommitOutcomeUnknown) and nothing is replayed (commit_outcome.go).
+// Aborts (replayed, retried whole or returned), replays with their outcome
+// and retried calls are reported to the host's telemetry
+// (internal/telemetry's events, numbered).
 //
 // It must not know database/sql connections, connection properties or
 // statement text beyond what a request carries: the connection (conn)
