@@ -72,10 +72,12 @@ func sized(base string, size int) string {
 	return base + "(" + strconv.Itoa(size) + ")"
 }
 
-// CommitTimestamp is a model field that writes the commit timestamp:
-// GORM renders it as PENDING_COMMIT_TIMESTAMP() in INSERT and UPDATE, and
-// the migrator creates its column as TIMESTAMP OPTIONS
-// (allow_commit_timestamp=true). Reading fills Timestamp.
+// CommitTimestamp is a model field that writes the commit timestamp, in
+// either dialector: GORM renders it as PENDING_COMMIT_TIMESTAMP() in
+// INSERT and UPDATE, and the migrator creates its column as TIMESTAMP
+// OPTIONS (allow_commit_timestamp=true); under the PostgreSQL dialector
+// (spannergorm/postgresql) the value is spanner.pending_commit_timestamp()
+// and the column spanner.commit_timestamp. Reading fills Timestamp.
 type CommitTimestamp struct {
 	Timestamp sql.NullTime
 }
@@ -83,9 +85,29 @@ type CommitTimestamp struct {
 // GormDataType implements schema.GormDataTypeInterface.
 func (CommitTimestamp) GormDataType() string { return "TIMESTAMP" }
 
+// GormDBDataType implements migrator.GormDataTypeInterface: Spanner's
+// PostgreSQL type for the column under the PostgreSQL dialector, and
+// nothing (the dialector's own rule) under this one.
+func (CommitTimestamp) GormDBDataType(db *gorm.DB, _ *schema.Field) string {
+	if isPostgreSQL(db) {
+		return "spanner.commit_timestamp"
+	}
+	return ""
+}
+
 // GormValue implements gorm.Valuer.
-func (CommitTimestamp) GormValue(context.Context, *gorm.DB) clause.Expr {
+func (CommitTimestamp) GormValue(_ context.Context, db *gorm.DB) clause.Expr {
+	if isPostgreSQL(db) {
+		return clause.Expr{SQL: "spanner.pending_commit_timestamp()"}
+	}
 	return clause.Expr{SQL: "PENDING_COMMIT_TIMESTAMP()"}
+}
+
+// isPostgreSQL reports whether db's dialector is another than this one:
+// the types of this package that both dialectors take (Array,
+// CommitTimestamp) then write the PostgreSQL form.
+func isPostgreSQL(db *gorm.DB) bool {
+	return db != nil && db.Dialector != nil && db.Dialector.Name() != (Dialector{}).Name()
 }
 
 // Scan implements sql.Scanner.
@@ -114,9 +136,17 @@ func (a Array[T]) Value() (sqldriver.Value, error) {
 	return []T(a), nil
 }
 
-// GormDataType implements schema.GormDataTypeInterface.
+// GormDataType implements schema.GormDataTypeInterface. An element type
+// GoogleSQL has no name for (spanner.PGNumeric, spanner.PGJsonB: types of
+// the PostgreSQL dialect only) still gets a data type, "ARRAY", so that
+// GORM takes the field for a column rather than a relation; the
+// PostgreSQL dialector names its column from the element type
+// (numeric[], jsonb[]), and GoogleSQL's engine refuses the column.
 func (a Array[T]) GormDataType() string {
-	return typeName(reflect.TypeFor[[]T](), 0)
+	if name := typeName(reflect.TypeFor[[]T](), 0); name != "" {
+		return name
+	}
+	return "ARRAY"
 }
 
 // GormDBDataType implements migrator.GormDataTypeInterface; a size tag
@@ -124,7 +154,7 @@ func (a Array[T]) GormDataType() string {
 // PostgreSQL one) it says nothing, and that dialector names the column
 // type from the element type.
 func (a Array[T]) GormDBDataType(db *gorm.DB, f *schema.Field) string {
-	if db != nil && db.Dialector != nil && db.Dialector.Name() != (Dialector{}).Name() {
+	if isPostgreSQL(db) {
 		return ""
 	}
 	return typeName(reflect.TypeFor[[]T](), f.Size)
