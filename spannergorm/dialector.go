@@ -82,6 +82,9 @@ func (d Dialector) Initialize(db *gorm.DB) error {
 	if err := gormcore.RegisterUpsert(db); err != nil {
 		return err
 	}
+	if err := registerGlobalWhere(db); err != nil {
+		return err
+	}
 	pool, err := d.pool()
 	if err != nil {
 		return err
@@ -153,4 +156,25 @@ func (Dialector) QuoteTo(w clause.Writer, str string) {
 // Explain renders a statement with its arguments for logging.
 func (Dialector) Explain(sql string, vars ...any) string {
 	return logger.ExplainSQL(sql, nil, `'`, vars...)
+}
+
+// registerGlobalWhere gives an UPDATE or DELETE that GORM runs without
+// conditions (Session AllowGlobalUpdate) the WHERE TRUE that GoogleSQL
+// requires ("UPDATE must have a WHERE clause"); conditions GORM adds later
+// (the model's key, soft delete) join it with AND. The PostgreSQL
+// dialect takes statements without WHERE.
+func registerGlobalWhere(db *gorm.DB) error {
+	if err := db.Callback().Update().Before("gorm:update").Register("spanner:global_where", globalWhere); err != nil {
+		return err
+	}
+	return db.Callback().Delete().Before("gorm:delete").Register("spanner:global_where", globalWhere)
+}
+
+func globalWhere(db *gorm.DB) {
+	if !db.AllowGlobalUpdate {
+		return
+	}
+	if _, ok := db.Statement.Clauses["WHERE"]; !ok {
+		db.Statement.AddClause(clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "TRUE"}}})
+	}
 }

@@ -179,3 +179,31 @@ func TestOnConflictUnsupported(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobalUpdateAndDeleteGetWhereTrue: GoogleSQL refuses UPDATE and
+// DELETE without WHERE, so the updates and deletes GORM runs without
+// conditions under AllowGlobalUpdate get WHERE TRUE; with conditions,
+// and without AllowGlobalUpdate (ErrMissingWhereClause), nothing changes.
+func TestGlobalUpdateAndDeleteGetWhereTrue(t *testing.T) {
+	db, mock := newMock(t, Config{})
+	global := db.Session(&gorm.Session{AllowGlobalUpdate: true})
+	mock.ExpectExec("UPDATE `singers` SET `active`=? WHERE TRUE").WithArgs(true).WillReturnResult(sqlResult(3))
+	if err := global.Model(&Singer{}).Update("active", true).Error; err != nil {
+		t.Fatal(err)
+	}
+	mock.ExpectExec("DELETE FROM `singers` WHERE TRUE").WillReturnResult(sqlResult(3))
+	if err := global.Delete(&Singer{}).Error; err != nil {
+		t.Fatal(err)
+	}
+	mock.ExpectExec("UPDATE `singers` SET `active`=? WHERE TRUE AND `id` = ?").WithArgs(false, 7).WillReturnResult(sqlResult(1))
+	if err := global.Model(&Singer{ID: 7}).Update("active", false).Error; err != nil {
+		t.Fatal(err)
+	}
+	mock.ExpectExec("UPDATE `singers` SET `active`=? WHERE name = ?").WithArgs(true, "x").WillReturnResult(sqlResult(1))
+	if err := global.Model(&Singer{}).Where("name = ?", "x").Update("active", true).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Model(&Singer{}).Update("active", true).Error; !errors.Is(err, gorm.ErrMissingWhereClause) {
+		t.Fatalf("update without conditions nor AllowGlobalUpdate: %v", err)
+	}
+}

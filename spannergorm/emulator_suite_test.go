@@ -108,3 +108,12 @@ func TestEmulatorGORMSuite(t *testing.T) {
 	t.Parallel()
 	dialecttest.Suite(t, googleSQL(), &gorm.Config{Logger: logger.Discard})
 }
+
+// TestEmulatorGORMDocsApp: an application written the way GORM's
+// documentation teaches, with PrepareStmt, runs unchanged on a GoogleSQL
+// database (dialecttest.DocsApp).
+func TestEmulatorGORMDocsApp(t *testing.T) {
+	t.Parallel()
+	d := googleSQL()
+	dialecttest.DocsApp(t, d.Open(t, &gorm.Config{PrepareStmt: true, Logger: logger.Discard}))
+}

@@ -114,3 +114,11 @@ func TestEmulatorGORMSuite(t *testing.T) {
 	t.Parallel()
 	dialecttest.Suite(t, postgreSQL(), &gorm.Config{Logger: logger.Discard})
 }
+
+// TestEmulatorGORMDocsApp: an application written the way GORM's
+// documentation teaches, with PrepareStmt, runs unchanged on a
+// PostgreSQL-dialect database (dialecttest.DocsApp).
+func TestEmulatorGORMDocsApp(t *testing.T) {
+	t.Parallel()
+	dialecttest.DocsApp(t, openPG(t, &gorm.Config{PrepareStmt: true, Logger: logger.Discard}))
+}
