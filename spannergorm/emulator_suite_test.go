@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"math/big"
+	"slices"
 	"testing"
 	"time"
 
@@ -97,6 +98,45 @@ func googleSQL() dialecttest.Dialect {
 		},
 		Types:   &[]AllTypes{full, empty},
 		Stamped: &Stamp{},
+		Schema:  googleSQLSchema,
+	}
+}
+
+// googleSQLSchema checks the GoogleSQL types of the columns of every type,
+// and the commit-timestamp column's option.
+func googleSQLSchema(t *testing.T, db *gorm.DB) {
+	columns := func(table string) []string {
+		t.Helper()
+		var cols []struct{ ColumnName, SpannerType string }
+		if err := db.Raw("SELECT COLUMN_NAME, SPANNER_TYPE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = '' AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", table).
+			Scan(&cols).Error; err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range cols {
+			out = append(out, c.ColumnName+" "+c.SpannerType)
+		}
+		return out
+	}
+	if got, want := columns("all_types"), []string{
+		"id INT64", "int INT64", "int32 INT64", "uint8 INT64", "float FLOAT64", "float32 FLOAT32", "string STRING(MAX)",
+		"sized STRING(10)", "bool BOOL", "bytes BYTES(MAX)", "time TIMESTAMP", "ptr_string STRING(MAX)", "ptr_time TIMESTAMP",
+		"null_int INT64", "null_string STRING(MAX)", "null_float FLOAT64", "null_bool BOOL", "null_time TIMESTAMP",
+		"null_date DATE", "sql_null_int INT64", "sql_null_str STRING(MAX)", "sql_null_time TIMESTAMP", "sql_null_bool BOOL",
+		"date DATE", "numeric NUMERIC", "rat NUMERIC", "json JSON", "float32_n FLOAT32", "ints ARRAY<INT64>",
+		"strings ARRAY<STRING(MAX)>", "null_ints ARRAY<INT64>", "floats ARRAY<FLOAT64>", "float32s ARRAY<FLOAT32>",
+		"bools ARRAY<BOOL>", "times ARRAY<TIMESTAMP>", "dates ARRAY<DATE>", "blobs ARRAY<BYTES(MAX)>",
+		"numerics ARRAY<NUMERIC>", "jsons ARRAY<JSON>",
+	}; !slices.Equal(got, want) {
+		t.Errorf("all_types columns\n got %q\nwant %q", got, want)
+	}
+	var option []string
+	if err := db.Raw("SELECT OPTION_NAME || '=' || OPTION_VALUE FROM INFORMATION_SCHEMA.COLUMN_OPTIONS WHERE TABLE_NAME = 'stamps' AND COLUMN_NAME = 'modified'").
+		Scan(&option).Error; err != nil || !slices.Equal(option, []string{"allow_commit_timestamp=TRUE"}) {
+		t.Errorf("options of stamps.modified %q, %v", option, err)
+	}
+	if got := columns("stamps"); !slices.Contains(got, "modified TIMESTAMP") {
+		t.Errorf("stamps columns %q", got)
 	}
 }
 

@@ -3,6 +3,7 @@ package spannerpg_test
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"testing"
 	"time"
 
@@ -103,6 +104,28 @@ func postgreSQL() dialecttest.Dialect {
 		},
 		Types:   &[]SuiteTypes{full, empty},
 		Stamped: &Stamp{},
+		Schema:  postgreSQLSchema,
+	}
+}
+
+// postgreSQLSchema checks the PostgreSQL types of the columns of every
+// type, and the commit-timestamp column's type.
+func postgreSQLSchema(t *testing.T, db *gorm.DB) {
+	if got, want := spannerTypes(t, db, "all_types"), []string{
+		"id bigint", "int bigint", "int32 bigint", "uint8 bigint", "float numeric", "float32 numeric",
+		"string character varying", "sized character varying(10)", "bool boolean", "bytes bytea",
+		"time timestamp with time zone", "ptr_string character varying", "ptr_time timestamp with time zone",
+		"null_int bigint", "null_string character varying", "null_float double precision", "null_bool boolean",
+		"null_time timestamp with time zone", "null_date date", "sql_null_int bigint", "sql_null_str character varying",
+		"sql_null_time timestamp with time zone", "sql_null_bool boolean", "date date", "numeric numeric", "json jsonb",
+		"float8 double precision", "float32_n real", "ints bigint[]", "strings character varying[]", "null_ints bigint[]",
+		"floats double precision[]", "bools boolean[]", "times timestamp with time zone[]", "dates date[]", "blobs bytea[]",
+		"numerics numeric[]", "jsons jsonb[]",
+	}; !slices.Equal(got, want) {
+		t.Errorf("all_types columns\n got %q\nwant %q", got, want)
+	}
+	if got := spannerTypes(t, db, "stamps"); !slices.Contains(got, "modified spanner.commit_timestamp") {
+		t.Errorf("stamps columns %q", got)
 	}
 }
 

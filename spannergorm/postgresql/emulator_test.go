@@ -1,8 +1,6 @@
 package spannerpg_test
 
 import (
-	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"cloud.google.com/go/civil"
-	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"gorm.io/driver/postgres"
@@ -21,12 +17,11 @@ import (
 
 	_ "github.com/spannerfast/spannerfast/driver"
 	"github.com/spannerfast/spannerfast/internal/emulatortest"
-	"github.com/spannerfast/spannerfast/spannergorm"
 	spannerpg "github.com/spannerfast/spannerfast/spannergorm/postgresql"
 )
 
 // The models of the emulator tests: a has-many pair with a foreign key
-// and IDENTITY keys, an interleaved child, every column type, and a
+// and IDENTITY keys, an interleaved child, and a
 // second version of Singer for a migration that adds a column.
 
 type Singer struct {
@@ -67,40 +62,6 @@ type SingerV2 struct {
 }
 
 func (SingerV2) TableName() string { return "singers" }
-
-// AllTypes has a column of every type the dialector maps.
-type AllTypes struct {
-	ID          int64 `gorm:"primaryKey;autoIncrement:false"`
-	Int         int64
-	Int32       int32
-	Float       float64
-	Float32     float32
-	String      string
-	Sized       string `gorm:"size:10;uniqueIndex"`
-	Bool        bool
-	Bytes       []byte
-	Time        time.Time
-	Date        civil.Date `gorm:"type:date"`
-	Numeric     spanner.PGNumeric
-	JSON        spanner.PGJsonB
-	Float8      float64 `gorm:"type:float8"`
-	NullInt     spanner.NullInt64
-	NullString  spanner.NullString
-	NullFloat   spanner.NullFloat64
-	NullBool    spanner.NullBool
-	NullTime    spanner.NullTime
-	NullDate    spanner.NullDate
-	SQLNullInt  sql.NullInt64
-	SQLNullStr  sql.NullString
-	SQLNullTime sql.NullTime
-	Ints        spannergorm.Array[int64]
-	Strings     spannergorm.Array[string]
-	NullInts    spannergorm.Array[spanner.NullInt64]
-	Floats      spannergorm.Array[float64]
-	Bools       spannergorm.Array[bool]
-	Times       spannergorm.Array[time.Time]
-	Blobs       spannergorm.Array[[]byte]
-}
 
 func openEmulator(t *testing.T, cfg spannerpg.SpannerConfig) *gorm.DB {
 	t.Helper()
@@ -151,7 +112,7 @@ func spannerTypes(t *testing.T, db *gorm.DB, table string) []string {
 // its ADD COLUMN.
 func TestEmulatorAutoMigrateTwice(t *testing.T) {
 	t.Parallel()
-	models := []any{&Singer{}, &Album{}, &Track{}, &AllTypes{}}
+	models := []any{&Singer{}, &Album{}, &Track{}}
 	db := migratedEmulator(t, models...)
 	if got, want := spannerTypes(t, db, "singers"), []string{
 		"id bigint", "name character varying(100)", "active boolean", "email character varying",
@@ -340,63 +301,6 @@ func TestEmulatorAlterColumn(t *testing.T) {
 	}
 }
 
-// TestEmulatorAllTypes: a row with a value in every column type, and one
-// with NULLs, read back as written.
-func TestEmulatorAllTypes(t *testing.T) {
-	t.Parallel()
-	db := migratedEmulator(t, &AllTypes{})
-	if got, want := spannerTypes(t, db, "all_types"), []string{
-		"id bigint", "int bigint", "int32 bigint", "float numeric", "float32 numeric", "string character varying",
-		"sized character varying(10)", "bool boolean", "bytes bytea", "time timestamp with time zone", "date date",
-		"numeric numeric", "json jsonb", "float8 double precision", "null_int bigint", "null_string character varying",
-		"null_float double precision", "null_bool boolean", "null_time timestamp with time zone", "null_date date",
-		"sql_null_int bigint", "sql_null_str character varying", "sql_null_time timestamp with time zone",
-		"ints bigint[]", "strings character varying[]", "null_ints bigint[]", "floats double precision[]", "bools boolean[]",
-		"times timestamp with time zone[]", "blobs bytea[]",
-	}; !slices.Equal(got, want) {
-		t.Errorf("all_types columns\n got %q\nwant %q", got, want)
-	}
-	ts := time.Date(2025, 2, 17, 10, 14, 0, 123456000, time.UTC)
-	full := AllTypes{
-		ID: 1, Int: -7, Int32: 32, Float: 3.25, Float32: 1.5, String: "héllo", Sized: "ten chars!", Bool: true,
-		Bytes: []byte{0, 1, 0xff}, Time: ts, Date: civil.Date{Year: 2025, Month: 2, Day: 17},
-		Numeric:    spanner.PGNumeric{Numeric: "123456789.000000001", Valid: true},
-		JSON:       spanner.PGJsonB{Value: map[string]any{"key": "value"}, Valid: true},
-		Float8:     0.1,
-		NullInt:    spanner.NullInt64{Int64: 5, Valid: true},
-		NullString: spanner.NullString{StringVal: "s", Valid: true},
-		NullFloat:  spanner.NullFloat64{Float64: 2.5, Valid: true},
-		NullBool:   spanner.NullBool{Bool: true, Valid: true},
-		NullTime:   spanner.NullTime{Time: ts, Valid: true},
-		NullDate:   spanner.NullDate{Date: civil.Date{Year: 2024, Month: 2, Day: 29}, Valid: true},
-		SQLNullInt: sql.NullInt64{Int64: 9, Valid: true}, SQLNullStr: sql.NullString{String: "n", Valid: true},
-		SQLNullTime: sql.NullTime{Time: ts, Valid: true},
-		Ints:        spannergorm.Array[int64]{1, 2, 3}, Strings: spannergorm.Array[string]{"a", ""},
-		NullInts: spannergorm.Array[spanner.NullInt64]{{Int64: 1, Valid: true}, {}},
-		Floats:   spannergorm.Array[float64]{0.5, -1}, Bools: spannergorm.Array[bool]{true, false},
-		Times: spannergorm.Array[time.Time]{ts}, Blobs: spannergorm.Array[[]byte]{{1}, {}},
-	}
-	empty := AllTypes{ID: 2, Time: ts, Date: civil.Date{Year: 1, Month: 1, Day: 1}, Bytes: []byte{}, Ints: spannergorm.Array[int64]{}}
-	if err := db.Create(&[]AllTypes{full, empty}).Error; err != nil {
-		t.Fatalf("Create: %v", err)
-	}
-	var got []AllTypes
-	if err := db.Order("id").Find(&got).Error; err != nil {
-		t.Fatalf("Find: %v", err)
-	}
-	if len(got) != 2 {
-		t.Fatalf("read %d rows, want 2", len(got))
-	}
-	got[0].Time, got[0].NullTime.Time, got[0].SQLNullTime.Time = got[0].Time.UTC(), got[0].NullTime.Time.UTC(), got[0].SQLNullTime.Time.UTC()
-	got[0].Times[0] = got[0].Times[0].UTC()
-	got[1].Time = got[1].Time.UTC()
-	for i, want := range []AllTypes{full, empty} {
-		if g, w := fmt.Sprintf("%+v", got[i]), fmt.Sprintf("%+v", want); g != w {
-			t.Errorf("row %d\n got %s\nwant %s", want.ID, g, w)
-		}
-	}
-}
-
 // TestEmulatorCRUD: Create fills IDENTITY keys through RETURNING, reads
 // with conditions, Updates (key columns never in SET), Delete, OFFSET
 // without LIMIT, and ErrRecordNotFound.
@@ -459,97 +363,6 @@ func TestEmulatorCRUD(t *testing.T) {
 	}
 	if err := db.First(&Singer{}, more[1].ID).Error; !errors.Is(err, gorm.ErrRecordNotFound) {
 		t.Fatalf("First of a deleted row: %v, want ErrRecordNotFound", err)
-	}
-}
-
-// TestEmulatorTransactionRollback: a transaction whose function fails is
-// rolled back on the server (its insert is gone) and the failing
-// statement's error keeps its gRPC code; a committed one stays, and
-// spannergorm.RunTransaction works on the PostgreSQL dialector too.
-func TestEmulatorTransactionRollback(t *testing.T) {
-	t.Parallel()
-	db := migratedEmulator(t, &Singer{})
-	keep := Singer{Name: "Keep", Email: "k@x"}
-	if err := db.Create(&keep).Error; err != nil {
-		t.Fatal(err)
-	}
-	err := db.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Create(&Singer{Name: "Gone", Email: "g@x"}).Error; err != nil {
-			return err
-		}
-		return tx.Create(&Singer{ID: keep.ID, Name: "Dup", Email: "d@x"}).Error
-	})
-	if status.Code(err) != codes.AlreadyExists {
-		t.Fatalf("transaction error %v, want AlreadyExists", err)
-	}
-	var n int64
-	if err := db.Model(&Singer{}).Where("name = ?", "Gone").Count(&n).Error; err != nil || n != 0 {
-		t.Fatalf("rolled back insert is visible: %d rows, %v", n, err)
-	}
-	sentinel := errors.New("no")
-	if err := db.Transaction(func(tx *gorm.DB) error {
-		if err := tx.Model(&keep).Update("name", "Changed").Error; err != nil {
-			return err
-		}
-		return sentinel
-	}); !errors.Is(err, sentinel) {
-		t.Fatalf("transaction error %v, want the function's", err)
-	}
-	var name string
-	if err := db.Model(&Singer{}).Where("id = ?", keep.ID).Pluck("name", &name).Error; err != nil || name != "Keep" {
-		t.Fatalf("rolled back update is visible: %q, %v", name, err)
-	}
-	if err := spannergorm.RunTransaction(context.Background(), db, func(tx *gorm.DB) error {
-		return tx.Create(&Singer{Name: "Committed", Email: "c@x"}).Error
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Model(&Singer{}).Where("name = ?", "Committed").Count(&n).Error; err != nil || n != 1 {
-		t.Fatalf("committed row: %d, %v", n, err)
-	}
-}
-
-// TestEmulatorHasManyPreload: a singer created with albums and their
-// tracks (interleaved) in one Create, read back with nested Preload. The
-// children are saved with FullSaveAssociations: GORM's default
-// association save sets only the foreign key in ON CONFLICT DO UPDATE,
-// which Spanner refuses (issue 21).
-func TestEmulatorHasManyPreload(t *testing.T) {
-	t.Parallel()
-	db := migratedEmulator(t, &Singer{}, &Album{}, &Track{})
-	s := Singer{Name: "Dana", Email: "d@x", Albums: []Album{
-		{Title: "One", Rating: 4.5},
-		{Title: "Two", Tracks: nil},
-	}}
-	if err := db.Session(&gorm.Session{FullSaveAssociations: true}).Create(&s).Error; err != nil {
-		t.Fatalf("Create with albums: %v", err)
-	}
-	if s.Albums[0].ID == 0 || s.Albums[0].SingerID != s.ID {
-		t.Fatalf("album keys not filled: %+v", s.Albums[0])
-	}
-	tracks := []Track{{ID: s.Albums[0].ID, No: 1, Title: "a"}, {ID: s.Albums[0].ID, No: 2, Title: "b"}}
-	if err := db.Create(&tracks).Error; err != nil {
-		t.Fatalf("Create tracks: %v", err)
-	}
-	var got Singer
-	if err := db.Preload("Albums", func(db *gorm.DB) *gorm.DB { return db.Order("title") }).
-		Preload("Albums.Tracks").First(&got, s.ID).Error; err != nil {
-		t.Fatalf("Preload: %v", err)
-	}
-	if len(got.Albums) != 2 || got.Albums[0].Title != "One" || got.Albums[0].Rating != 4.5 ||
-		len(got.Albums[0].Tracks) != 2 || len(got.Albums[1].Tracks) != 0 {
-		t.Fatalf("preloaded %+v", got)
-	}
-	if n := db.Model(&got).Association("Albums").Count(); n != 2 {
-		t.Fatalf("association count %d", n)
-	}
-	// ON DELETE CASCADE of the interleaved table.
-	if err := db.Delete(&Album{}, s.Albums[0].ID).Error; err != nil {
-		t.Fatal(err)
-	}
-	var left int64
-	if err := db.Model(&Track{}).Count(&left).Error; err != nil || left != 0 {
-		t.Fatalf("tracks after deleting their album: %d, %v", left, err)
 	}
 }
 

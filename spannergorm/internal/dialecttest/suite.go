@@ -38,6 +38,10 @@ type Dialect struct {
 	// with NULLs and empty values. The model embeds Scalars, has an int64
 	// key ID and its table is "all_types".
 	Types any
+	// Schema checks, after the migration, the column types the engine
+	// reports for the tables of Types ("all_types") and Stamped
+	// ("stamps"): each dialect reads its own INFORMATION_SCHEMA.
+	Schema func(t *testing.T, db *gorm.DB)
 	// Stamped points to a zero value of the dialect's model with a commit
 	// timestamp: fields ID (int64 key), Name (string) and a column
 	// "modified" that each INSERT and UPDATE set to the commit timestamp.
@@ -122,6 +126,7 @@ func Suite(t *testing.T, d Dialect, cfg *gorm.Config) {
 	if !t.Run("AutoMigrateTwice", func(t *testing.T) { autoMigrateTwice(t, d, db, models) }) {
 		t.FailNow()
 	}
+	t.Run("Schema", func(t *testing.T) { d.Schema(t, db) })
 	t.Run("Types", func(t *testing.T) { types(t, db, d.Types) })
 	t.Run("CommitTimestamps", func(t *testing.T) { commitTimestamps(t, db, d.Stamped) })
 	t.Run("Identity", func(t *testing.T) { identity(t, db) })
