@@ -3,8 +3,13 @@
 // spannergorm/postgresql), so that both dialects prove the same meaning:
 // GORM's association saves and explicit OnConflict upserts (a row that
 // does not exist is inserted, one that exists gets only the columns GORM
-// asked for, and a failure leaves nothing; Run), and LIMIT and OFFSET
-// sent as parameters (Limit).
+// asked for, and a failure leaves nothing; Run), LIMIT and OFFSET
+// sent as parameters (Limit), DropTable, the suite of GORM's features on
+// one database (Suite: AutoMigrate twice, every column type, commit
+// timestamps, IDENTITY keys, interleaved tables, foreign keys,
+// associations, transactions, RunTransaction under aborts, batches),
+// PrepareStmt (PrepareStmt) and an application written the way GORM's
+// documentation teaches (DocsApp). docs/gorm.md maps each to its test.
 //
 // It knows GORM and the testing package; it must not know either
 // dialector or the driver: the caller opens the database.
