@@ -10,12 +10,15 @@ import (
 // TestEmulatorPartitionSpans: an auto-partitioned query on the emulator is
 // one PartitionQuery span (with the number of partitions) and one
 // Partition span per partition, together holding every row, all children
-// of the span of the query's context, in the application's trace.
+// of the span of the query's context, in the application's trace; the
+// connections' own sessions are CreateSession spans and log records.
 func TestEmulatorPartitionSpans(t *testing.T) {
 	t.Parallel()
 	ctx := emuCtx(t)
 	edb := emulatortest.NewDatabase(t, emulatortest.WithDDL(emuSingersDDL...))
-	o := openObservedDSN(t, edb.DSN())
+	// autoConfigEmulator: the driver knows it is on the emulator, where
+	// each connection has a session of its own.
+	o := openObservedDSN(t, edb.DSN("autoConfigEmulator=true"))
 	emuExec(t, ctx, o.db, "INSERT INTO Singers (SingerId, Name) SELECT x, 'n' FROM UNNEST(GENERATE_ARRAY(1, 50)) AS x")
 	actx, span := o.rootIn(ctx)
 	got := emuInt64s(t, actx, o.db, "SELECT SingerId FROM Singers", sfdriver.AutoPartition(2))
@@ -46,5 +49,12 @@ func TestEmulatorPartitionSpans(t *testing.T) {
 	}
 	if rows != 50 {
 		t.Errorf("the Partition spans counted %d rows, want 50", rows)
+	}
+	// On the emulator each connection makes a session of its own: a
+	// CreateSession span and a record of a session that is not
+	// multiplexed.
+	recs := o.logs.withEvent("session")
+	if len(o.spansNamed("CreateSession")) == 0 || len(recs) == 0 || recs[0].attrs["spanner.session.multiplexed"] != false {
+		t.Errorf("%d CreateSession spans, session records %v; want a connection's own session", len(o.spansNamed("CreateSession")), recs)
 	}
 }
