@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,6 +69,9 @@ type Client struct {
 
 	md       metadata.MD // resource prefix, database request params (+ tracing)
 	mdLeader metadata.MD // md + route-to-leader
+
+	requests atomic.Uint32 // numbers the logical requests (requestid.go)
+	obs      *observer     // end-to-end tracing and GFE latency (servertiming.go)
 
 	session       atomic.Pointer[sessionState]
 	emulatorReady atomic.Bool
@@ -146,11 +150,18 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	if cfg.Authority != "" {
 		dialOpts = append(dialOpts, grpc.WithAuthority(cfg.Authority))
 	}
-	dialOpts = append(dialOpts, opts...)
+	c.obs = &observer{endToEnd: cfg.EnableEndToEndTracing}
+	clientOrdinal := nextClientOrdinal(c.dbPath)
 
 	n := max(cfg.NumChannels, 1)
-	for range n {
-		cc, err := grpc.NewClient(c.endpoint, dialOpts...)
+	for i := range n {
+		// Each channel has interceptors of its own: the request id names
+		// the channel. They come before the caller's, which see the id.
+		ids := newChannelIDs(clientOrdinal, uint32(i+1), &c.requests, c.obs)
+		chOpts := append(slices.Clip(dialOpts),
+			grpc.WithChainUnaryInterceptor(ids.unary),
+			grpc.WithChainStreamInterceptor(ids.stream))
+		cc, err := grpc.NewClient(c.endpoint, append(chOpts, opts...)...)
 		if err != nil {
 			for _, done := range c.conns {
 				_ = done.Close()
@@ -386,17 +397,20 @@ func (c *Client) createSession(ctx context.Context, reason telemetry.SessionReas
 	}
 	var resp *spannerpb.Session
 	b := Backoff{Report: Report{Tel: c.tel, Method: "CreateSession"}}
+	base := c.Context(ctx, true)
+	actx := base
 	for {
-		resp, err = c.Spanner().CreateSession(c.Context(ctx, true), req)
+		resp, err = c.Spanner().CreateSession(actx, req)
 		if err == nil {
 			break
 		}
 		// Transient failures are retried until ctx (with connect_timeout)
 		// ends; the flight stays open meanwhile, so waiting callers never
 		// see an error that is still being retried.
-		if err = b.Pause(ctx, Sleep, err); err != nil {
-			return nil, fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, err)
+		if perr := b.Pause(ctx, Sleep, err); perr != nil {
+			return nil, fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, perr)
 		}
+		actx = RetryContext(base, err)
 	}
 	if resp.GetName() == "" {
 		return nil, status.Errorf(codes.Internal, "spannerfast: CreateSession on %s returned no session name", c.dbPath)

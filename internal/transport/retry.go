@@ -155,8 +155,14 @@ func (b *Backoff) Reset() { b.ceiling, b.last = 0, nil }
 
 // Final returns the error that ends the retries on failure err, which is
 // not transient: a *RetryStoppedError if ctx ended while an earlier failure
-// was being retried (the attempt failed because of that), else err.
+// was being retried (the attempt failed because of that), else err. When
+// ctx tracks its call's attempts (a streaming query's), the error carries
+// the last attempt's request id (*RequestIDError).
 func (b *Backoff) Final(ctx context.Context, err error) error {
+	return WithLastRequestID(ctx, b.final(ctx, err))
+}
+
+func (b *Backoff) final(ctx context.Context, err error) error {
 	cerr := ctx.Err()
 	if cerr == nil && status.Code(err) == codes.DeadlineExceeded {
 		// gRPC enforces the deadline with its own timer, which may fire
@@ -192,14 +198,14 @@ func (b *Backoff) Pause(ctx context.Context, sleep SleepFunc, err error) error {
 // and aborted transactions have rules of their own), with serverDelay
 // (from RetryInfo) if positive, after reporting it (Report). It returns
 // nil after the wait, or a *RetryStoppedError naming err when ctx ends
-// first.
+// first (with the last attempt's request id, as Final).
 func (b *Backoff) Wait(ctx context.Context, sleep SleepFunc, err error, serverDelay time.Duration) error {
 	b.last = err
 	b.attempts++
 	d := b.Delay(serverDelay)
 	b.report(ctx, err, d)
 	if cerr := sleep(ctx, d); cerr != nil {
-		return &RetryStoppedError{Context: cerr, Last: err}
+		return WithLastRequestID(ctx, &RetryStoppedError{Context: cerr, Last: err})
 	}
 	return nil
 }

@@ -221,8 +221,10 @@ func (c *Client) createRegularSession(ctx context.Context, reason telemetry.Sess
 		Session:  &spannerpb.Session{CreatorRole: c.cfg.DatabaseRole},
 	}
 	b := Backoff{Report: Report{Tel: c.tel, Method: "CreateSession"}}
+	base := c.Context(ctx, true)
+	actx := base
 	for {
-		resp, err := c.Spanner().CreateSession(c.Context(ctx, true), req)
+		resp, err := c.Spanner().CreateSession(actx, req)
 		if err == nil {
 			if resp.GetName() == "" {
 				return "", status.Errorf(codes.Internal, "spannerfast: CreateSession on %s returned no session name", c.dbPath)
@@ -230,9 +232,10 @@ func (c *Client) createRegularSession(ctx context.Context, reason telemetry.Sess
 			c.tel.SessionCreated(ctx, resp.GetName(), false, reason)
 			return resp.GetName(), nil
 		}
-		if err = b.Pause(ctx, Sleep, err); err != nil {
-			return "", fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, err)
+		if perr := b.Pause(ctx, Sleep, err); perr != nil {
+			return "", fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, perr)
 		}
+		actx = RetryContext(base, err)
 	}
 }
 

@@ -18,15 +18,20 @@ const MaxUnaryAttempts = 8
 // commits), and a rollback names its transaction. Commit is not among them:
 // it has rules of its own (its caller retries with Backoff.Wait). Each
 // retry is reported as r says (Report: its Method and Log).
+//
+// The attempts after the first are attempts of one request: their request
+// ids (x-goog-spanner-request-id) differ in the attempt number only.
 func CallUnary[T any](ctx context.Context, r Report, call func(context.Context) (T, error)) (T, error) {
 	bo := Backoff{Report: r}
+	actx := ctx
 	for attempt := 1; ; attempt++ {
-		out, err := call(ctx)
+		out, err := call(actx)
 		if err == nil || attempt >= MaxUnaryAttempts {
 			return out, err
 		}
 		if perr := bo.Pause(ctx, Sleep, err); perr != nil {
 			return out, perr
 		}
+		actx = RetryContext(ctx, err)
 	}
 }

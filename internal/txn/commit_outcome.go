@@ -103,8 +103,9 @@ func CallCommit(ctx context.Context, r transport.Report, call func(context.Conte
 		bo        = transport.Backoff{Report: r}
 		uncertain error // the first failure after which it may have committed
 	)
+	actx := ctx // attempts after the first retry the same request
 	for attempt := 1; ; attempt++ {
-		resp, err := call(ctx)
+		resp, err := call(actx)
 		if err == nil {
 			return resp, nil
 		}
@@ -117,6 +118,7 @@ func CallCommit(ctx context.Context, r transport.Report, call func(context.Conte
 		if perr := pauseCommit(ctx, &bo, err); perr != nil {
 			return nil, commitFailure(uncertain, perr)
 		}
+		actx = transport.RetryContext(ctx, err)
 	}
 }
 
