@@ -205,7 +205,9 @@ type Config struct {
 	// x-goog-spanner-route-to-leader on read-write work.
 	DisableRouteToLeader bool
 	// EnableEndToEndTracing (enable_end_to_end_tracing) asks Spanner for
-	// server-side traces (x-goog-spanner-end-to-end-tracing header).
+	// server-side traces (x-goog-spanner-end-to-end-tracing header) and
+	// sends the trace context (traceparent) of the span in an RPC's
+	// context when it records.
 	EnableEndToEndTracing bool
 	// DisableTracing (disable_tracing) makes no OpenTelemetry spans; the
 	// metrics are still recorded (docs/observability.md).

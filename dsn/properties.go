@@ -117,7 +117,7 @@ var properties = []property{
 	startup(boolProp("disable_route_to_leader", func(c *Config) *bool { return &c.DisableRouteToLeader })).
 		doc("stops sending the route-to-leader header on read-write work"),
 	startup(boolProp("enable_end_to_end_tracing", func(c *Config) *bool { return &c.EnableEndToEndTracing })).
-		doc("asks Spanner for server-side traces (end-to-end tracing header)"),
+		doc("asks Spanner for server-side traces (end-to-end tracing header) and sends the trace context of a recording span with each RPC; see docs/observability.md"),
 	startup(boolProp("disable_tracing", func(c *Config) *bool { return &c.DisableTracing })).
 		doc("makes no OpenTelemetry spans (metrics are still recorded); see docs/observability.md"),
 	startup(boolProp("disable_query_text_in_traces", func(c *Config) *bool { return &c.DisableQueryTextInTraces })).

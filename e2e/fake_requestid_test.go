@@ -59,8 +59,8 @@ func addRatingUpdates(s *fakespanner.Server) {
 	}
 }
 
-// TestRequestIDsUnique: every RPC (session creation, queries, DML, begin,
-// commit, rollback) carries one x-goog-spanner-request-id in the official
+// TestRequestIDsUnique: every RPC (session creation, queries, DML,
+// commit, rollback, DDL and its operation) carries one x-goog-spanner-request-id in the official
 // client's format, all different, across connections and connectors: one
 // process id, one client number per connector (two connectors of one
 // database get two), channels 1..num_channels, first attempts.
@@ -70,6 +70,9 @@ func TestRequestIDsUnique(t *testing.T) {
 	addRatingUpdates(s)
 	ctx := context.Background()
 	work := func(db *sql.DB) {
+		if _, err := db.ExecContext(ctx, "CREATE TABLE T (id INT64) PRIMARY KEY (id)"); err != nil {
+			t.Fatal(err)
+		}
 		for range 2 { // two connections at once
 			c1, err := db.Conn(ctx)
 			if err != nil {
@@ -152,7 +155,7 @@ func TestRequestIDsUnique(t *testing.T) {
 			t.Errorf("two connectors share the client number %d", client)
 		}
 		clients[client] = true
-		for _, m := range []string{"CreateSession", "ExecuteStreamingSql", "ExecuteSql", "Commit", "Rollback"} {
+		for _, m := range []string{"CreateSession", "ExecuteStreamingSql", "ExecuteSql", "Commit", "Rollback", "UpdateDatabaseDdl"} {
 			if !methods[m] {
 				t.Errorf("connector %d: no %s among %d requests (%v)", i, m, len(reqs), methods)
 			}

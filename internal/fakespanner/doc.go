@@ -69,6 +69,9 @@
 // transaction selector and resume_token. SetRecording(false) stops that for
 // long benchmark runs.
 //
+// SetResponseHeader adds response headers to every answer (Spanner's
+// server-timing, for the GFE latency metric).
+//
 // # Ownership
 //
 // AddResult copies the Result. Served messages and recorded requests are

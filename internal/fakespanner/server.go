@@ -46,7 +46,8 @@ type Server struct {
 	admin         *admin         // database admin and operations services (admin.go)
 	parts         partitionState // partitions.go
 	streams       StreamOutcomes
-	dialectAsked  int // DialectQuery streams received (dialect.go)
+	dialectAsked  int         // DialectQuery streams received (dialect.go)
+	respHeader    metadata.MD // sent with every response (headers.go)
 }
 
 // StreamOutcomes counts how ExecuteStreamingSql calls ended on the server.
@@ -294,6 +295,9 @@ func (s *Server) afterMethod(ctx context.Context, method string) error {
 
 func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	method := path.Base(info.FullMethod)
+	if h := s.responseHeader(); h != nil {
+		_ = grpc.SetHeader(ctx, h)
+	}
 	if err := s.beforeMethod(ctx, method, req); err != nil {
 		return nil, err
 	}
@@ -308,6 +312,9 @@ func (s *Server) unaryInterceptor(ctx context.Context, req any, info *grpc.Unary
 }
 
 func (s *Server) streamInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if h := s.responseHeader(); h != nil {
+		_ = ss.SetHeader(h)
+	}
 	return handler(srv, &recordingStream{ServerStream: ss, s: s, method: path.Base(info.FullMethod)})
 }
 

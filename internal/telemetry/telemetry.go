@@ -54,6 +54,7 @@ type Telemetry struct {
 
 	tracing atomic.Pointer[tracerState]
 	meters  atomic.Pointer[meterState]
+	gfe     atomic.Pointer[GFE] // rpc.go
 }
 
 // New returns the telemetry cfg describes.

@@ -150,7 +150,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	if cfg.Authority != "" {
 		dialOpts = append(dialOpts, grpc.WithAuthority(cfg.Authority))
 	}
-	c.obs = &observer{endToEnd: cfg.EnableEndToEndTracing}
+	c.obs = &observer{c: c, endToEnd: cfg.EnableEndToEndTracing}
 	clientOrdinal := nextClientOrdinal(c.dbPath)
 
 	n := max(cfg.NumChannels, 1)

@@ -53,6 +53,16 @@
 // is set, x-goog-spanner-route-to-leader: true. enable_end_to_end_tracing
 // adds x-goog-spanner-end-to-end-tracing: true.
 //
+// Each channel's interceptors (requestid.go) add what differs per RPC:
+// x-goog-spanner-request-id in the official client's format (a retry or
+// resumption is the same request with the next attempt number: a
+// streaming query's MDContext counts them, RetryContext continues a failed
+// unary attempt's request), the id on a failure (*RequestIDError, also
+// for a stream's final error through Backoff.Final and Backoff.Wait) and on
+// the operation's span, and, through internal/telemetry (servertiming.go),
+// the trace context of a recording span with enable_end_to_end_tracing and
+// the GFE latency of the server-timing header when a meter listens.
+//
 // Endpoint and security: the DSN's HOST[:PORT] or endpoint=, else
 // SPANNER_EMULATOR_HOST (plain text), else localhost:9010 with
 // auto_config_emulator, else spanner.googleapis.com:443. use_plain_text,

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -151,11 +152,12 @@ func (ch *channelIDs) next(ctx context.Context, opts []grpc.CallOption) (id stri
 // unary is the channel's unary interceptor.
 func (ch *channelIDs) unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	id, request, attempt := ch.next(ctx, opts)
+	ch.obs.noteRequestID(ctx, id)
 	ctx = metadata.AppendToOutgoingContext(ctx, HeaderRequestID, id)
 	ctx = ch.obs.traceContext(ctx)
 	var err error
 	if t := ch.obs.timing(ctx, method); t != nil {
-		err = invoker(ctx, method, req, reply, cc, append(opts, grpc.Header(&t.header))...)
+		err = invoker(ctx, method, req, reply, cc, append(slices.Clip(opts), grpc.Header(&t.header))...)
 		t.unaryDone(err)
 	} else {
 		err = invoker(ctx, method, req, reply, cc, opts...)
@@ -171,6 +173,7 @@ func (ch *channelIDs) unary(ctx context.Context, method string, req, reply any, 
 // (Backoff.Final and Backoff.Wait read the id from the context).
 func (ch *channelIDs) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 	id, request, attempt := ch.next(ctx, opts)
+	ch.obs.noteRequestID(ctx, id)
 	ctx = metadata.AppendToOutgoingContext(ctx, HeaderRequestID, id)
 	ctx = ch.obs.traceContext(ctx)
 	cs, err := streamer(ctx, desc, cc, method, opts...)

@@ -2,41 +2,127 @@ package transport
 
 import (
 	"context"
+	"strconv"
+	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
 // observer is what a channel's interceptors do for telemetry besides the
-// request id: trace context for end-to-end tracing, and the GFE latency of
-// each call when a meter listens. Nil does nothing.
+// request id header: the id on the operation's span, trace context for
+// end-to-end tracing, and the GFE latency of each attempt when a meter
+// listens. Each costs nothing when nobody listens: a check of the
+// connector's telemetry (one atomic load and a comparison), no header
+// read, no allocation.
 type observer struct {
-	endToEnd bool
+	c        *Client // its telemetry, set before the first call (UseTelemetry)
+	endToEnd bool    // enable_end_to_end_tracing
+}
+
+// noteRequestID puts id on the span in ctx (the operation's) when it
+// records.
+func (o *observer) noteRequestID(ctx context.Context, id string) {
+	o.c.tel.NoteRequestID(ctx, id)
 }
 
 // traceContext returns ctx with the trace context of ctx's span in the
 // outgoing metadata, with enable_end_to_end_tracing and a recording span;
-// else ctx.
+// else ctx. Spanner then records its side of the call in the same trace.
 func (o *observer) traceContext(ctx context.Context) context.Context {
+	if !o.endToEnd {
+		return ctx
+	}
+	if kv := telemetry.TraceHeaders(ctx); len(kv) > 0 {
+		return metadata.AppendToOutgoingContext(ctx, kv...)
+	}
 	return ctx
 }
 
-// timing returns the GFE latency capture of one call of method, or nil
-// when nobody listens.
+// timing returns the GFE latency capture of one attempt of method, or nil
+// when nobody listens to metrics.
 func (o *observer) timing(ctx context.Context, method string) *callTiming {
-	return nil
+	g := o.c.tel.GFE()
+	if g == nil {
+		return nil
+	}
+	return &callTiming{gfe: g, ctx: ctx, method: method}
 }
 
-// callTiming captures the response headers of one call.
+// callTiming captures the response headers of one attempt and records
+// its GFE latency once.
 type callTiming struct {
-	header metadata.MD
+	gfe    *telemetry.GFE
+	ctx    context.Context
+	method string
+	header metadata.MD // a unary call's, filled by grpc.Header
+	done   bool
 }
 
-func (t *callTiming) unaryDone(err error) {}
+// unaryDone records a unary attempt that ended with err.
+func (t *callTiming) unaryDone(err error) { t.record(t.header) }
+
+func (t *callTiming) record(header metadata.MD) {
+	if t.done {
+		return
+	}
+	t.done = true
+	d, ok := gfeLatency(header)
+	t.gfe.Record(t.ctx, rpcName(t.method), d, ok)
+}
 
 // timedStream reads the response headers of a stream once its first
-// response (or its end) arrived.
+// response (or its end) arrived: Header does not block then.
 type timedStream struct {
 	grpc.ClientStream
 	timing *callTiming
+}
+
+func (s *timedStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	if !s.timing.done {
+		h, _ := s.ClientStream.Header()
+		s.timing.record(h)
+	}
+	return err
+}
+
+// Spanner's server-timing response header: "gfet4t7; dur=12.3" among
+// other metrics separated by commas, durations in milliseconds.
+const (
+	headerServerTiming = "server-timing"
+	gfeTimingMetric    = "gfet4t7"
+)
+
+// gfeLatency returns the gfet4t7 duration of header's server-timing.
+func gfeLatency(header metadata.MD) (time.Duration, bool) {
+	for _, v := range header.Get(headerServerTiming) {
+		for metricText := range strings.SplitSeq(v, ",") {
+			name, params, _ := strings.Cut(metricText, ";")
+			if strings.TrimSpace(name) != gfeTimingMetric {
+				continue
+			}
+			for p := range strings.SplitSeq(params, ";") {
+				k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+				if !ok || k != "dur" {
+					continue
+				}
+				ms, err := strconv.ParseFloat(val, 64)
+				if err != nil || ms < 0 {
+					return 0, false
+				}
+				return time.Duration(ms * float64(time.Millisecond)), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// rpcName is the method's name without its service:
+// "/google.spanner.v1.Spanner/Commit" is "Commit".
+func rpcName(method string) string {
+	return method[strings.LastIndexByte(method, '/')+1:]
 }
