@@ -209,4 +209,3 @@ func method(s attribute.Set) string {
 	v, _ := s.Value("grpc_client_method")
 	return v.AsString()
 }
-
