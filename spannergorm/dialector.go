@@ -66,7 +66,7 @@ func (Dialector) Name() string { return "spanner" }
 
 // Initialize registers the callbacks and clause builders and opens the pool.
 func (d Dialector) Initialize(db *gorm.DB) error {
-	if err := d.checkSequenceConfig(); err != nil {
+	if err := d.sequences().Check(); err != nil {
 		return err
 	}
 	callbacks.RegisterDefaultCallbacks(db, &callbacks.Config{

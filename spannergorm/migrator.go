@@ -127,12 +127,6 @@ func (m Migrator) FullDataTypeOf(field *schema.Field) clause.Expr {
 	return clause.Expr{SQL: b.String()}
 }
 
-// isIdentity reports whether a field is an auto-increment integer key
-// without a default of its own, created as an IDENTITY column.
-func (m Migrator) isIdentity(f *schema.Field) bool {
-	return !m.dialector.DisableIdentityColumns && gormcore.IsIdentity(f)
-}
-
 func (m Migrator) defaultSQL(f *schema.Field) string {
 	switch {
 	case !f.HasDefaultValue:

@@ -1,13 +1,11 @@
 package spannergorm
 
 import (
-	"fmt"
 	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
 
 	"github.com/spannerfast/spannerfast/spannergorm/internal/gormcore"
@@ -18,107 +16,53 @@ import (
 const (
 	// DefaultSequenceKind is the kind of an IDENTITY key's sequence when
 	// Config.DefaultSequenceKind is empty.
-	DefaultSequenceKind = "BIT_REVERSED_POSITIVE"
+	DefaultSequenceKind = gormcore.BitReversedPositive
 	// AutoIncrementIdentityColumns makes keys AUTO_INCREMENT columns, whose
 	// sequence kind is the database's default_sequence_kind option.
-	AutoIncrementIdentityColumns = "AUTO_INCREMENT"
+	AutoIncrementIdentityColumns = gormcore.AutoIncrement
 	// DisableIdentityColumns makes keys take their values from a
 	// bit-reversed sequence of their own (CREATE SEQUENCE table_seq) through
 	// a column default instead of an IDENTITY column.
-	DisableIdentityColumns = "DISABLED"
+	DisableIdentityColumns = gormcore.Disabled
 )
 
 // SequenceNameTag is the struct tag that names the sequence of an
 // auto-increment key: `gorm_sequence_name:"singer_seq"` creates it with
 // CREATE SEQUENCE IF NOT EXISTS and makes it the column's default.
-const SequenceNameTag = "gorm_sequence_name"
+const SequenceNameTag = gormcore.SequenceNameTag
 
 // ErrConfig is the error of a Config whose options cannot work together
 // or cannot be written into DDL.
 var ErrConfig = status.Error(codes.InvalidArgument, "spannergorm: invalid Config")
 
-// checkSequenceConfig refuses a sequence kind that is not a plain word
-// (it is written into DDL) and a kind together with
-// DisableIdentityColumns, which asks for no generated keys at all.
-func (c *Config) checkSequenceConfig() error {
-	if c.DefaultSequenceKind == "" {
-		return nil
-	}
-	if c.DisableIdentityColumns {
-		return fmt.Errorf("%w: DisableIdentityColumns (plain INT64 keys) and DefaultSequenceKind %q exclude each other",
-			ErrConfig, c.DefaultSequenceKind)
-	}
-	if !gormcore.IsWord(c.DefaultSequenceKind) {
-		return fmt.Errorf("%w: DefaultSequenceKind %q is not a sequence kind (letters, digits and _)",
-			ErrConfig, c.DefaultSequenceKind)
-	}
-	return nil
-}
-
-// keySequence returns the sequence a field's column takes its values
-// from, "" when it has none: the one named by its tag, or table_seq
-// under DefaultSequenceKind DISABLED. Only an auto-increment integer key
-// without a default of its own has one.
-func (m Migrator) keySequence(f *schema.Field) string {
-	if !gormcore.IsIdentity(f) || m.dialector.DisableIdentityColumns || f.Schema == nil {
-		return ""
-	}
-	if name := f.Tag.Get(SequenceNameTag); name != "" {
-		return name
-	}
-	if strings.EqualFold(m.dialector.DefaultSequenceKind, DisableIdentityColumns) {
-		return f.Schema.Table + "_seq"
-	}
-	return ""
-}
-
-// checkSequenceTags refuses a gorm_sequence_name tag on a field that
-// gets no sequence, rather than ignoring it.
-func (m Migrator) checkSequenceTags(stmt *gorm.Statement) error {
-	for _, f := range stmt.Schema.Fields {
-		if f.Tag.Get(SequenceNameTag) != "" && m.keySequence(f) == "" {
-			return fmt.Errorf("%w: field %s.%s has a %s tag but is not an auto-increment integer primary key without a default (or DisableIdentityColumns is set)",
-				ErrConfig, stmt.Schema.Name, f.Name, SequenceNameTag)
-		}
-	}
-	return nil
+// sequences is the Config's choice of how auto-increment keys get their
+// values (the rules are gormcore's, shared with spannerpg).
+func (c *Config) sequences() gormcore.Sequences {
+	return gormcore.Sequences{Kind: c.DefaultSequenceKind, DisableIdentityColumns: c.DisableIdentityColumns, ErrConfig: ErrConfig}
 }
 
 // createSequences creates the sequences of a model's keys before its
 // table, bit-reversed as go-gorm-spanner's.
 func (m Migrator) createSequences(tx *gorm.DB, stmt *gorm.Statement) error {
-	if err := m.checkSequenceTags(stmt); err != nil {
-		return err
-	}
-	for _, f := range stmt.Schema.PrimaryFields {
-		if seq := m.keySequence(f); seq != "" {
-			if err := tx.Exec(`CREATE SEQUENCE IF NOT EXISTS ? OPTIONS (sequence_kind = "bit_reversed_positive")`,
-				clause.Table{Name: seq}).Error; err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return m.dialector.sequences().CreateSequences(tx, stmt,
+		`CREATE SEQUENCE IF NOT EXISTS ? OPTIONS (sequence_kind = "bit_reversed_positive")`)
 }
 
 // keyDefinition returns what follows the type of an auto-increment key's
 // column: the sequence default, AUTO_INCREMENT or the IDENTITY clause;
 // "" for any other column.
 func (m Migrator) keyDefinition(f *schema.Field) string {
-	if seq := m.keySequence(f); seq != "" {
+	k := m.dialector.sequences().Key(f)
+	switch {
+	case k.Sequence != "":
 		var b strings.Builder
-		m.dialector.QuoteTo(&b, seq)
+		m.dialector.QuoteTo(&b, k.Sequence)
 		return " DEFAULT (GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + b.String() + "))"
-	}
-	if !m.isIdentity(f) {
+	case !k.Identity:
 		return ""
-	}
-	switch kind := strings.ToUpper(m.dialector.DefaultSequenceKind); kind {
-	case "":
-		return gormcore.IdentitySQL
-	case AutoIncrementIdentityColumns:
+	case k.Kind == "":
 		return " AUTO_INCREMENT"
 	default:
-		return " GENERATED BY DEFAULT AS IDENTITY (" + kind + ")"
+		return gormcore.IdentitySQL(k.Kind)
 	}
 }

@@ -39,6 +39,15 @@ type SpannerConfig struct {
 	// DisableIdentityColumns creates auto-increment primary keys as plain
 	// bigint columns: the application then supplies every key.
 	DisableIdentityColumns bool
+	// DefaultSequenceKind chooses how auto-increment keys get their values,
+	// as spannergorm.Config's: empty for IDENTITY columns on a
+	// BIT_REVERSED_POSITIVE sequence; another kind for IDENTITY columns of
+	// that kind; AUTO_INCREMENT for IDENTITY columns without a kind (the
+	// database's default_sequence_kind option decides); DISABLED for a
+	// bit-reversed sequence per table (CREATE SEQUENCE table_seq) that is
+	// the key's default (nextval). A field's gorm_sequence_name tag names
+	// its own sequence whatever the kind.
+	DefaultSequenceKind string
 }
 
 // Open returns a Dialector for a spannerfast DSN.
@@ -75,6 +84,9 @@ func (d Dialector) Initialize(db *gorm.DB) error {
 	}
 	if d.PreferSimpleProtocol || len(d.OptionOpenDB) > 0 {
 		return ErrPgxOption
+	}
+	if err := d.SpannerConfig.sequences().Check(); err != nil {
+		return err
 	}
 	if d.Conn == nil && d.DriverName == "" {
 		cfg := *d.Config

@@ -15,7 +15,10 @@
 // numeric as in GORM's PostgreSQL dialector, strings varchar, []byte
 // bytea, time.Time timestamptz, spanner.PGNumeric numeric,
 // spanner.PGJsonB jsonb, slices arrays such as bigint[]), auto-increment
-// keys as IDENTITY columns on bit-reversed sequences, unique fields as
+// keys as IDENTITY columns on bit-reversed sequences (or another kind,
+// the database's default kind, or a sequence of their own:
+// SpannerConfig.DefaultSequenceKind and the gorm_sequence_name tag, as in
+// spannergorm), unique fields as
 // unique indexes, interleaved tables (Interleaved), a conflict target for
 // ON CONFLICT DO NOTHING, a LIMIT for every OFFSET, updates that never set
 // key columns, and a migrator that reads Spanner's information_schema and

@@ -132,10 +132,11 @@ var typeAliases = map[string][]string{
 }
 
 // FullDataTypeOf returns a column definition after the name: type, then
-// IDENTITY for an auto-increment key, or NOT NULL and DEFAULT.
+// IDENTITY or its sequence as the default for an auto-increment key, or
+// NOT NULL and DEFAULT.
 func (m Migrator) FullDataTypeOf(field *schema.Field) clause.Expr {
-	if !m.dialector.SpannerConfig.DisableIdentityColumns && gormcore.IsIdentity(field) {
-		return clause.Expr{SQL: m.DataTypeOf(field) + gormcore.IdentitySQL}
+	if key := m.keyDefinition(field); key != "" {
+		return clause.Expr{SQL: m.DataTypeOf(field) + key}
 	}
 	return m.Migrator.Migrator.FullDataTypeOf(field)
 }
@@ -145,11 +146,11 @@ func (m Migrator) FullDataTypeOf(field *schema.Field) clause.Expr {
 // constraint).
 func (m Migrator) CreateTable(values ...any) error {
 	return gormcore.CreateTables(m.Migrator.Migrator, values,
-		func(_ *gorm.DB, stmt *gorm.Statement, value any) error {
+		func(tx *gorm.DB, stmt *gorm.Statement, value any) error {
 			if stmt.Schema == nil {
 				return fmt.Errorf("spannerpg: CreateTable: %T has no schema", value)
 			}
-			return nil
+			return m.createSequences(tx, stmt)
 		},
 		m.createTableSQL)
 }
