@@ -3,9 +3,11 @@
 // It implements just enough of google.spanner.v1.Spanner for the benchmark
 // clients: sessions (CreateSession, BatchCreateSessions, GetSession,
 // DeleteSession), ExecuteStreamingSql, which picks a workload by the exact
-// SQL text and streams its PartialResultSets, ExecuteSql for small
-// unchunked results (a driver's SELECT 1) and for DML, and stateless
-// transactions (txn.go): BeginTransaction, inline begins (the first result
+// SQL text (or, when no workload has it, by the text with the request's
+// parameters written in, bind.go: ORMs send LIMIT and IN lists as
+// parameters) and streams its PartialResultSets, ExecuteSql for small
+// unchunked results (a driver's SELECT 1), DML through either call, and
+// stateless transactions (txn.go): BeginTransaction, inline begins (the first result
 // message carries the transaction), DML and ExecuteBatchDml (every
 // statement changes one row), precommit tokens on multiplexed sessions,
 // Commit and Rollback, and partitioned queries (partitions.go):
