@@ -1,7 +1,7 @@
 package spannerpg
 
 import (
-	"errors"
+	"fmt"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -73,8 +73,33 @@ func (Dialector) Name() string { return "postgres-spanner" }
 
 // ErrPgxOption is the error of a postgres.Config option that only
 // configures pgx, GORM's default PostgreSQL driver, which this dialector
-// does not use.
-var ErrPgxOption = errors.New("spannerpg: postgres.Config.PreferSimpleProtocol and OptionOpenDB configure pgx, which Spanner does not use: leave them unset")
+// does not use (gRPC code InvalidArgument). The error names the option.
+//
+// PreferSimpleProtocol makes pgx skip its implicit prepared statements
+// and write the arguments into the SQL text as literals. The first is
+// what spannerfast always does (a statement goes to Spanner once, with no
+// prepare step); the second it never does: arguments stay typed query
+// parameters, which keeps their types exact and one plan per statement
+// text. So the option would either mean nothing or ask for what the
+// driver refuses to do, and setting it is refused rather than ignored.
+// go-gorm-spanner's dialector ignores it (it opens go-sql-spanner by
+// DriverName, and GORM's dialector reads the option only on its pgx
+// path), which is why go-gorm-spanner's test harness can set it.
+var ErrPgxOption = status.Error(codes.InvalidArgument,
+	"spannerpg: a postgres.Config option that configures pgx is set, and spannerfast does not use pgx: leave it unset")
+
+// pgxOptions refuses the pgx-only options that are set, naming them.
+func (d Dialector) pgxOptions() error {
+	switch {
+	case d.PreferSimpleProtocol:
+		return fmt.Errorf("%w: PreferSimpleProtocol (pgx's simple protocol: no prepared statements, arguments inlined as literals); "+
+			"spannerfast never prepares and always sends arguments as typed parameters", ErrPgxOption)
+	case len(d.OptionOpenDB) > 0:
+		return fmt.Errorf("%w: OptionOpenDB (options of pgx's stdlib.OpenDB); the pool is opened with database/sql on DriverName or taken from Conn",
+			ErrPgxOption)
+	}
+	return nil
+}
 
 // Initialize opens the pool on spannerfast and registers GORM's
 // PostgreSQL callbacks and Spanner's clause builders.
@@ -82,8 +107,8 @@ func (d Dialector) Initialize(db *gorm.DB) error {
 	if d.Config == nil {
 		d.Config = &postgres.Config{}
 	}
-	if d.PreferSimpleProtocol || len(d.OptionOpenDB) > 0 {
-		return ErrPgxOption
+	if err := d.pgxOptions(); err != nil {
+		return err
 	}
 	if err := d.SpannerConfig.sequences().Check(); err != nil {
 		return err

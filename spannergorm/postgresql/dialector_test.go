@@ -13,6 +13,8 @@ import (
 	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
 	"github.com/DATA-DOG/go-sqlmock"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -292,16 +294,28 @@ func TestDML(t *testing.T) {
 }
 
 // TestPgxOptionsRefused: the options that only configure pgx are refused
-// with ErrPgxOption, not accepted and ignored.
+// with ErrPgxOption (InvalidArgument) naming the option that is set, not
+// accepted and ignored.
 func TestPgxOptionsRefused(t *testing.T) {
 	sqlDB, _, err := sqlmock.New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sqlDB.Close()
-	_, err = gorm.Open(New(postgres.Config{Conn: sqlDB, PreferSimpleProtocol: true}), &gorm.Config{Logger: logger.Discard})
-	if !errors.Is(err, ErrPgxOption) {
-		t.Fatalf("PreferSimpleProtocol: %v, want ErrPgxOption", err)
+	withOpenDB := postgres.Config{Conn: sqlDB}
+	withOpenDB.OptionOpenDB = append(withOpenDB.OptionOpenDB, nil)
+	for _, c := range []struct {
+		option, other string
+		cfg           postgres.Config
+	}{
+		{"PreferSimpleProtocol", "OptionOpenDB", postgres.Config{Conn: sqlDB, PreferSimpleProtocol: true}},
+		{"OptionOpenDB", "PreferSimpleProtocol", withOpenDB},
+	} {
+		_, err = gorm.Open(New(c.cfg), &gorm.Config{Logger: logger.Discard})
+		if !errors.Is(err, ErrPgxOption) || status.Code(err) != codes.InvalidArgument ||
+			!strings.Contains(err.Error(), c.option) || strings.Contains(err.Error(), c.other) {
+			t.Errorf("%s: %v, want ErrPgxOption (InvalidArgument) naming %s only", c.option, err, c.option)
+		}
 	}
 }
 

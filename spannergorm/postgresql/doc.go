@@ -9,7 +9,8 @@
 // on a PostgreSQL-dialect database), RETURNING read through QueryContext,
 // and ON CONFLICT. The pool is opened with database/sql on DriverName,
 // "spannerfast" when empty, or taken from Config.Conn; the pgx-only
-// options PreferSimpleProtocol and OptionOpenDB are refused.
+// options PreferSimpleProtocol and OptionOpenDB are refused with
+// ErrPgxOption naming the option (see its comment for why).
 //
 // What it adds is Spanner's: column types (Go integers are bigint, floats
 // numeric as in GORM's PostgreSQL dialector, strings varchar, []byte
