@@ -210,7 +210,18 @@ func (m Migrator) DropTable(values ...any) error {
 }
 
 func (m Migrator) dropTables(values []any) error {
-	return m.catalog().DropTables(values, dropSQL, false, "spannergorm", func(sql string, vars ...any) error {
+	c := m.catalog()
+	// The catalog is read even in a dry run, so that it shows what would
+	// be dropped.
+	c.Raw = func(sql string, args ...any) *gorm.DB {
+		tx := m.DB
+		if tx.DryRun {
+			tx = tx.Session(&gorm.Session{})
+			tx.DryRun = false
+		}
+		return tx.Raw(sql, args...)
+	}
+	return c.DropTables(values, dropSQL, false, "spannergorm", func(sql string, vars ...any) error {
 		return m.DB.Exec(sql, vars...).Error
 	})
 }

@@ -48,7 +48,8 @@ type Contract struct {
 // blocker (FailedPrecondition) and drops nothing, unless fkDropped (the
 // dialect drops such keys, as PostgreSQL's CASCADE does); the three
 // tables given parent first go in one DDL batch, indexes before their
-// table, children and referencing tables before their parent; a missing
+// table, children and referencing tables before their parent; a dry run
+// shows the same DDL without the batch and drops nothing; a missing
 // table is skipped. want is the dialect's text of that batch's
 // statements, START BATCH DDL to RUN BATCH.
 func DropTable(t *testing.T, db *gorm.DB, fkDropped bool, want []string) {
@@ -90,14 +91,28 @@ func DropTable(t *testing.T, db *gorm.DB, fkDropped bool, want []string) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	taken := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		got := slices.Clone(texts)
+		texts = nil
+		return got
+	}
+	// A dry run reads the catalog, shows the DDL without a batch and
+	// drops nothing.
+	if err := db.Session(&gorm.Session{DryRun: true}).Migrator().DropTable(&Label{}, &Release{}, &Contract{}); err != nil {
+		t.Fatalf("DropTable in a dry run: %v", err)
+	}
+	if got, wantDry := taken(), want[1:len(want)-1]; !slices.Equal(got, wantDry) {
+		t.Errorf("DropTable in a dry run showed\n %q\nwant\n %q", got, wantDry)
+	}
+	if !m.HasTable(&Label{}) {
+		t.Fatal("a dry run dropped labels")
+	}
 	if err := m.DropTable(&Label{}, &Release{}, &Contract{}); err != nil {
 		t.Fatalf("DropTable of all three: %v", err)
 	}
-	mu.Lock()
-	got := slices.Clone(texts)
-	texts = nil
-	mu.Unlock()
-	if !slices.Equal(got, want) {
+	if got := taken(); !slices.Equal(got, want) {
 		t.Errorf("DropTable sent\n %q\nwant\n %q", got, want)
 	}
 	if tables, err := m.GetTables(); err != nil || len(tables) != 0 {
