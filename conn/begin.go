@@ -71,6 +71,7 @@ func (c *Conn) beginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 		t = c.newReadWrite(session, iso, retry)
 	}
 	t.ctx = ctx
+	t.Trace(ctx)
 	c.tx = t
 	c.state.BeginTransaction()
 	c.state.NoteStart()
@@ -85,7 +86,7 @@ func (c *Conn) Begin() (driver.Tx, error) {
 // commit ends the connection's transaction: a read-write one commits
 // (replaying first if Spanner aborted it), a read-only one just ends. The
 // connection is out of the transaction afterwards, whatever happened.
-func (c *Conn) commit(ctx context.Context) error {
+func (c *Conn) commit(ctx context.Context) (err error) {
 	t := c.tx
 	if t == nil {
 		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to commit")
@@ -97,6 +98,7 @@ func (c *Conn) commit(ctx context.Context) error {
 		return err
 	}
 	c.tx = nil
+	defer t.EndTrace("commit", &err)
 	committed := false
 	// SET LOCAL's values come back; a transaction that did not commit
 	// takes its property changes with it (connection_state_type).
@@ -115,7 +117,6 @@ func (c *Conn) commit(ctx context.Context) error {
 	// On the emulator a transaction that only buffered mutations enters
 	// the gate here (a statement would have); one that did nothing sends
 	// nothing and waits for nothing.
-	var err error
 	if t.Started() {
 		err = c.sessions.EnterPendingReadWrite(cctx)
 	}
@@ -158,20 +159,20 @@ func (c *Conn) noteUnknownOutcome(err error) {
 }
 
 // rollback ends the connection's transaction without committing.
-func (c *Conn) rollback(ctx context.Context) error {
+func (c *Conn) rollback(ctx context.Context) (err error) {
 	t := c.tx
 	if t == nil {
 		return status.Error(codes.FailedPrecondition, "spannerfast: the connection has no transaction to roll back")
 	}
 	failed := c.state.EnforcingFailed()
 	c.tx = nil
+	defer t.EndTrace("rollback", &err)
 	defer c.state.EndTransaction(false)
 	defer c.leaveReadWrite()
 	if t.ctx != nil {
 		ctx = context.WithoutCancel(t.ctx)
 	}
-	err := t.Rollback(ctx)
-	if err != nil {
+	if err = t.Rollback(ctx); err != nil {
 		c.noteUnknownOutcome(err)
 	}
 	if failed {

@@ -12,6 +12,7 @@ import (
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/ddlop"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
 // DDL through database/sql, as go-sql-spanner runs it: CREATE, ALTER,
@@ -85,7 +86,9 @@ func databaseStatement(st statement) string {
 // statements), DropDatabase for DROP DATABASE (alone), else
 // UpdateDatabaseDdl. RUN BATCH, a single DDL statement and a run of DDL in a
 // string of several statements all come here.
-func (c *Conn) runParsedDDL(ctx context.Context, first statement, stmts []string) (driver.Result, error) {
+func (c *Conn) runParsedDDL(ctx context.Context, first statement, stmts []string) (_ driver.Result, err error) {
+	ctx, op := c.client.Telemetry().StartBatch(ctx, telemetry.UpdateDatabaseDdl, stmts)
+	defer op.EndErr(&err)
 	switch databaseStatement(first) {
 	case "CREATE":
 		return c.createDatabase(ctx, stmts[0], stmts[1:])
@@ -133,6 +136,7 @@ func (c *Conn) startDDL(ctx context.Context, stmts []string) (*longrunningpb.Ope
 	if err != nil {
 		return nil, err
 	}
+	telemetry.Event(ctx, "operation started", telemetry.KeyDDLOperation.String(op.GetName()))
 	return c.awaitDDL(ctx, op)
 }
 

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/decode"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/wire"
 )
 
@@ -94,6 +95,9 @@ type Rows struct {
 	txID        []byte
 	readTS      time.Time
 	closed      bool
+
+	op     telemetry.Op // the query's operation, ended by Close (telemetry.go)
+	values int64        // complete values in the messages loaded, while op is active
 }
 
 var (
@@ -178,6 +182,9 @@ func (r *Rows) load(f *wire.Frame) error {
 	m := r.merger.Message()
 	if m.Stats != nil {
 		r.stats = append(r.stats[:0], m.Stats...)
+	}
+	if r.op.Active() {
+		r.countValues()
 	}
 	if m.PrecommitToken != nil && r.opts.Precommit != nil {
 		r.opts.Precommit(m.PrecommitToken)
@@ -340,6 +347,7 @@ func (r *Rows) Close() error {
 		return nil
 	}
 	r.closed = true
+	r.endOp()
 	r.releaseHeld()
 	r.cur.Release(r.opts.Poison)
 	r.cur = nil

@@ -33,11 +33,11 @@ const (
 	KeyTransactionTag  = attribute.Key("spanner.transaction_tag")
 	KeyReadTimestamp   = attribute.Key("spanner.read_timestamp")
 	KeyCommitTimestamp = attribute.Key("spanner.commit_timestamp")
-	KeyTransactionMode = attribute.Key("spanner.transaction.mode") // read_write, read_only, partitioned_dml, ...
-	KeyMutationCount   = attribute.Key("spanner.mutation_count")   // mutations a commit or Apply writes
-	KeyStatementCount  = attribute.Key("spanner.statement_count")  // statements a DDL batch applies
-	KeyAttempt         = attribute.Key("spanner.attempt")          // for span events: 1 for the first attempt
-	KeyDDLOperation    = attribute.Key("spanner.ddl.operation")    // a DDL long-running operation's name
+	KeyTransactionEnd  = attribute.Key("spanner.transaction.end") // how a transaction ended: commit, rollback
+	KeyMutationCount   = attribute.Key("spanner.mutation_count")  // mutations a commit or Apply writes
+	KeyStatementCount  = attribute.Key("spanner.statement_count") // statements a DDL batch applies
+	KeyAttempt         = attribute.Key("spanner.attempt")         // for span events: 1 for the first attempt
+	KeyDDLOperation    = attribute.Key("spanner.ddl.operation")   // a DDL long-running operation's name
 )
 
 // SystemName is db.system.name for Spanner in the semantic conventions.

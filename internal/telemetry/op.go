@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -16,8 +17,7 @@ import (
 // lives and End it once.
 type Op struct {
 	t     *Telemetry
-	ctx   context.Context // the operation's context, for the measurement's exemplar
-	span  trace.Span      // nil: not tracing
+	span  trace.Span // nil: not tracing
 	meter *meterState
 	start time.Time
 	kind  Kind
@@ -54,8 +54,32 @@ func (t *Telemetry) Start(ctx context.Context, k Kind, query string) (context.Co
 		}
 	}
 	if m != nil {
-		op.ctx, op.start = ctx, time.Now()
+		op.start = time.Now()
 	}
+	return ctx, op
+}
+
+// Tags are a request's tags: *spannerpb.RequestOptions, nil included.
+type Tags interface {
+	GetRequestTag() string
+	GetTransactionTag() string
+}
+
+// StartStatement is Start for a statement sent with tags (nil: none),
+// which its span records.
+func (t *Telemetry) StartStatement(ctx context.Context, k Kind, text string, tags Tags) (context.Context, Op) {
+	ctx, op := t.Start(ctx, k, text)
+	if op.Recording() && tags != nil {
+		op.SetTags(tags.GetRequestTag(), tags.GetTransactionTag())
+	}
+	return ctx, op
+}
+
+// StartBatch is Start for statements sent as one (DDL): their number and,
+// unless the connector omits query text, their texts (see SetBatch).
+func (t *Telemetry) StartBatch(ctx context.Context, k Kind, texts []string) (context.Context, Op) {
+	ctx, op := t.Start(ctx, k, "")
+	op.SetBatch(len(texts), func(i int) string { return texts[i] })
 	return ctx, op
 }
 
@@ -100,6 +124,59 @@ func (op *Op) AddRows(n int64) {
 		op.has |= returnedRows
 	}
 }
+
+// SetKind changes what op is (a transaction found read-only after all): its
+// span's name and its db.operation.name.
+func (op *Op) SetKind(k Kind) {
+	if op.t == nil || op.kind == k {
+		return
+	}
+	op.kind = k
+	if op.span != nil {
+		op.span.SetName(k.SpanName())
+		if op.span.IsRecording() {
+			op.span.SetAttributes(operationNames[k])
+		}
+	}
+}
+
+// SetTags records a request's tags (spanner.request_tag,
+// spanner.transaction_tag); empty ones are left out.
+func (op *Op) SetTags(request, transaction string) {
+	if !op.Recording() {
+		return
+	}
+	if request != "" {
+		op.span.SetAttributes(KeyRequestTag.String(request))
+	}
+	if transaction != "" {
+		op.span.SetAttributes(KeyTransactionTag.String(transaction))
+	}
+}
+
+// SetBatch records a batch of n statements: db.operation.batch.size and,
+// unless the connector omits query text, the texts (text(i) for each)
+// joined with "; " as db.query.text. text is called only when recording.
+func (op *Op) SetBatch(n int, text func(i int) string) {
+	if !op.Recording() {
+		return
+	}
+	op.span.SetAttributes(KeyDBBatchSize.Int(n))
+	if op.t.QueryText() && n > 0 {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(text(i))
+		}
+		op.span.SetAttributes(KeyDBQueryText.String(b.String()))
+	}
+}
+
+// EndErr is End(*err), for a deferred call that sees the function's final
+// error.
+func (op *Op) EndErr(err *error) { op.End(*err) }
 
 // Event adds an event named name to op's span.
 func (op *Op) Event(name string, attrs ...attribute.KeyValue) {
@@ -154,7 +231,11 @@ func (op *Op) End(err error) {
 				attrs = append(attrs, code)
 			}
 		}
-		op.meter.duration.Record(op.ctx, time.Since(op.start).Seconds(),
+		ctx := context.Background()
+		if op.span != nil {
+			ctx = trace.ContextWithSpan(ctx, op.span) // the measurement's exemplar links to the span
+		}
+		op.meter.duration.Record(ctx, time.Since(op.start).Seconds(),
 			metric.WithAttributeSet(attribute.NewSet(attrs...)))
 	}
 }

@@ -71,7 +71,7 @@ func (t *Txn) openQuery(ctx context.Context, q *query) (*rows.Rows, *rows.Checks
 				ro.Checksum = sum
 			}
 		}
-		opened, id, readTS, err := t.host.OpenStream(ctx, t.attemptRequest(q.req, sel), t.leader(), ro)
+		opened, id, readTS, err := t.host.OpenStream(t.traced(ctx), t.attemptRequest(q.req, sel), t.leader(), ro)
 		if err != nil {
 			return nil, err
 		}
@@ -163,8 +163,16 @@ func (t *Txn) Exec(ctx context.Context, s *DML) ([]int64, *spannerpb.ResultSet, 
 // RunDML sends a DML statement or batch in the transaction once, neither
 // replaying nor logging it (autocommit DML retries its whole transaction
 // instead), and returns the update counts (one per statement) and, for one
-// statement, its result (THEN RETURN rows).
+// statement, its result (THEN RETURN rows). Each call is an operation of
+// its own (an Update or BatchUpdate span, a child of the transaction's).
 func (t *Txn) RunDML(ctx context.Context, s *DML) ([]int64, *spannerpb.ResultSet, error) {
+	ctx, op := t.startDML(ctx, s)
+	counts, rs, err := t.runDML(ctx, s)
+	endDML(&op, counts, rs, err)
+	return counts, rs, err
+}
+
+func (t *Txn) runDML(ctx context.Context, s *DML) ([]int64, *spannerpb.ResultSet, error) {
 	if s.Req != nil {
 		var rs *spannerpb.ResultSet
 		err := t.run(ctx, true, func(sel *spannerpb.TransactionSelector) ([]byte, error) {

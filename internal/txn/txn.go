@@ -25,7 +25,8 @@ type Client interface {
 	SessionContext(ctx context.Context, session string, leader bool) context.Context
 	Spanner() spannerpb.SpannerClient
 	// Telemetry is the connector's: retries, aborts and replays are
-	// reported to it (nil: to nobody).
+	// reported to it (nil: to nobody); the spans of the transaction and
+	// its statements are made with it (telemetry.go).
 	Telemetry() *telemetry.Telemetry
 }
 
@@ -114,6 +115,8 @@ type Txn struct {
 	retrying    bool  // a replay is running: statements are not logged again
 	aborts      int   // aborts seen (reported with their number)
 	failed      error // a replay saw different data: the transaction is over
+
+	op telemetry.Op // the transaction's span, when the connection traces it (telemetry.go)
 }
 
 // NewReadWrite prepares a read-write transaction in session; nothing is
@@ -345,6 +348,7 @@ func (t *Txn) CommitOnce(ctx context.Context) (*spannerpb.CommitResponse, error)
 	if t.Options.CommitDelay > 0 {
 		req.MaxCommitDelay = durationpb.New(t.Options.CommitDelay)
 	}
+	ctx, op := t.startCommit(ctx, req)
 	ctx = t.host.SessionContext(ctx, t.session, true)
 	commit := func(ctx context.Context) (*spannerpb.CommitResponse, error) {
 		return t.host.Spanner().Commit(ctx, req)
@@ -360,6 +364,7 @@ func (t *Txn) CommitOnce(ctx context.Context) (*spannerpb.CommitResponse, error)
 		req.Mutations = nil
 		resp, err = CallCommit(ctx, t.report("Commit"), commit)
 	}
+	endCommit(&op, resp, err)
 	return resp, err
 }
 
@@ -410,9 +415,11 @@ func (t *Txn) Rollback(ctx context.Context) error {
 		return nil
 	}
 	req := &spannerpb.RollbackRequest{Session: t.session, TransactionId: t.id}
+	ctx, op := t.host.Telemetry().Start(t.traced(ctx), telemetry.Rollback, "")
 	_, err := transport.CallUnary(t.host.SessionContext(ctx, t.session, true), t.report("Rollback"), func(ctx context.Context) (*emptypb.Empty, error) {
 		return t.host.Spanner().Rollback(ctx, req)
 	})
+	op.End(err)
 	return err
 }
 
