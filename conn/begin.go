@@ -70,8 +70,7 @@ func (c *Conn) beginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 		retry := c.props().RetryAbortsInternally && flags&IsolationDisableRetryAborts == 0
 		t = c.newReadWrite(session, iso, retry)
 	}
-	t.ctx = ctx
-	t.Trace(ctx)
+	t.ctx = t.Trace(ctx) // the transaction's span on it: its commit and rollback are children
 	c.tx = t
 	c.state.BeginTransaction()
 	c.state.NoteStart()

@@ -127,8 +127,7 @@ func (c *Conn) replaceTxn(old *txn, readOnly bool) (*txn, error) {
 		}
 		t = c.newReadWrite(old.Session(), spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.props().RetryAbortsInternally)
 	}
-	t.ctx = old.ctx
-	t.TakeTrace(&old.Txn)
+	t.ctx = t.Continue(&old.Txn, old.ctx)
 	c.tx = t // the same transaction for the connection's state: its SET LOCAL values stay
 	return t, nil
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
 	"github.com/spannerfast/spannerfast/internal/stream"
-	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 	"github.com/spannerfast/spannerfast/rows"
@@ -345,7 +344,6 @@ func (c *Conn) streamIn(ctx context.Context, qr *queryRows, req *spannerpb.Execu
 // streamUntil is streamIn bounded by deadline d (when hasDeadline) instead
 // of the statement's.
 func (c *Conn) streamUntil(ctx context.Context, qr *queryRows, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options, d time.Time, hasDeadline bool) (*rows.Rows, error) {
-	ctx, op := c.client.Telemetry().StartStatement(ctx, telemetry.Query, req.GetSql(), req.GetRequestOptions())
 	q := &qr.stream
 	base := q.Prepare(ctx, req, c.client, &c.streamCtx, d, hasDeadline)
 	// The metadata go on top, so that the cancellable context below them
@@ -361,10 +359,8 @@ func (c *Conn) streamUntil(ctx context.Context, qr *queryRows, req *spannerpb.Ex
 	// failures happen (and are retried) in there; on error it closes the
 	// stream, which cancels the call.
 	if err := qr.rows.Init(q, ro); err != nil {
-		op.End(err)
 		return nil, err
 	}
-	qr.rows.Trace(op) // Close ends op
 	return &qr.rows, nil
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/ddlop"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
-	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
 // DDL through database/sql, as go-sql-spanner runs it: CREATE, ALTER,
@@ -86,9 +85,7 @@ func databaseStatement(st statement) string {
 // statements), DropDatabase for DROP DATABASE (alone), else
 // UpdateDatabaseDdl. RUN BATCH, a single DDL statement and a run of DDL in a
 // string of several statements all come here.
-func (c *Conn) runParsedDDL(ctx context.Context, first statement, stmts []string) (_ driver.Result, err error) {
-	ctx, op := c.client.Telemetry().StartBatch(ctx, telemetry.UpdateDatabaseDdl, stmts)
-	defer op.EndErr(&err)
+func (c *Conn) runParsedDDL(ctx context.Context, first statement, stmts []string) (driver.Result, error) {
 	switch databaseStatement(first) {
 	case "CREATE":
 		return c.createDatabase(ctx, stmts[0], stmts[1:])
@@ -113,7 +110,7 @@ func (c *Conn) updateDDL(ctx context.Context, stmts []string) (driver.Result, er
 	if c.props().DefaultSequenceKind != "" {
 		setKind = func() error { return c.setDefaultSequenceKind(ctx) }
 	}
-	op, applied, err := ddlop.Send(stmts, func(stmts []string) (*longrunningpb.Operation, error) { return c.startDDL(ctx, stmts) }, setKind)
+	op, applied, err := ddlop.Send(ctx, c.client.Telemetry(), stmts, c.startDDL, setKind)
 	if err != nil {
 		if len(stmts) > 1 {
 			be := &BatchError{BatchUpdateCounts: make([]int64, applied), Err: err}
@@ -136,7 +133,6 @@ func (c *Conn) startDDL(ctx context.Context, stmts []string) (*longrunningpb.Ope
 	if err != nil {
 		return nil, err
 	}
-	telemetry.Event(ctx, "operation started", telemetry.KeyDDLOperation.String(op.GetName()))
 	return c.awaitDDL(ctx, op)
 }
 

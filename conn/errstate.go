@@ -11,7 +11,6 @@ import (
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/connstate"
 	"github.com/spannerfast/spannerfast/internal/pgerror"
-	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
 // Errors on their way out: a statement's error (its rows' too) marks the
@@ -99,8 +98,6 @@ func (c *Conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 
 // Apply writes ms outside a transaction (apply).
 func (c *Conn) Apply(ctx context.Context, ms []*spanner.Mutation, opts ...spanner.ApplyOption) (commitTimestamp time.Time, err error) {
-	ctx, op := c.client.Telemetry().Start(ctx, telemetry.Apply, "")
-	defer op.EndErr(&err)
 	ts, err := c.apply(ctx, ms, opts...)
 	return ts, c.pgError(err)
 }

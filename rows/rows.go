@@ -120,8 +120,23 @@ func Open(s Stream, o Options) (*Rows, error) {
 
 // Init is Open for a Rows in memory the caller provides (inside the object
 // of the query it reads, one allocation less per query). r must be zero;
-// after an error it must not be used.
+// after an error it must not be used. A stream that carries its query's
+// operation (OpStream) hands it to r, which ends it: with Init's error, or
+// when r is closed (telemetry.go).
 func (r *Rows) Init(s Stream, o Options) error {
+	var op telemetry.Op
+	if t, ok := s.(OpStream); ok {
+		op = t.TakeOp()
+	}
+	if err := r.init(s, o); err != nil {
+		op.End(err)
+		return err
+	}
+	r.trace(op)
+	return nil
+}
+
+func (r *Rows) init(s Stream, o Options) error {
 	*r = Rows{stream: s, opts: o}
 	f, err := s.Recv()
 	if err == io.EOF {

@@ -6,11 +6,17 @@ import (
 	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
-// Trace makes op, the query's operation, end when r is closed, with
+// OpStream is a Stream that carries its query's operation
+// (internal/stream's Query).
+type OpStream interface {
+	TakeOp() telemetry.Op
+}
+
+// trace makes op, the query's operation, end when r is closed, with
 // db.response.returned_rows: the rows in the messages r loaded (all of
-// them once r was read to its end). Call it right after Init. Counting
-// happens per message, never per row, and only while op is active.
-func (r *Rows) Trace(op telemetry.Op) {
+// them once r was read to its end). Counting happens per message, never
+// per row, and only while op is active.
+func (r *Rows) trace(op telemetry.Op) {
 	r.op = op
 	if !op.Active() {
 		return

@@ -26,7 +26,6 @@ var layers = map[string]int{
 	"dsn":                              0,
 	"internal/sqlparse":                0,
 	"internal/mutationpb":              0,
-	"internal/ddlop":                   0, // what a DDL operation says; the default_sequence_kind retry
 	"internal/pgerror":                 0, // SQLSTATE of PostgreSQL-dialect errors
 	"internal/randrs":                  0,
 	"internal/fakespanner":             0,
@@ -48,6 +47,7 @@ var layers = map[string]int{
 	// 2: rows on the decoder; the transport.
 	"rows":               2,
 	"internal/transport": 2,
+	"internal/ddlop":     2, // what a DDL operation says; the default_sequence_kind retry; its span (telemetry)
 	"spannerfasttest":    2, // the embedded server
 
 	// 3: the engines: streaming queries (rows, wire), transactions

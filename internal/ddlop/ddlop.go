@@ -1,11 +1,14 @@
 package ddlop
 
 import (
+	"context"
 	"strings"
 
 	"cloud.google.com/go/longrunning/autogen/longrunningpb"
 	databasepb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
 // Applied counts the statements of a DDL operation that were applied: its
@@ -43,8 +46,19 @@ func SetSequenceKind(postgreSQL bool, database, kind string) string {
 // statements were not applied, and setKind succeeds, those statements are
 // sent again, once. It returns the last operation, and on failure how many
 // statements were applied before it (at most len(stmts)).
-func Send(stmts []string, send func([]string) (*longrunningpb.Operation, error), setKind func() error) (op *longrunningpb.Operation, applied int, err error) {
-	op, err = send(stmts)
+//
+// The whole of it is one UpdateDatabaseDdl operation of tel (a span, a
+// child of ctx's, and its duration), which send is given the context of;
+// its span records the statements and the long-running operation's name.
+func Send(ctx context.Context, tel *telemetry.Telemetry, stmts []string, send func(context.Context, []string) (*longrunningpb.Operation, error), setKind func() error) (op *longrunningpb.Operation, applied int, err error) {
+	ctx, top := tel.StartBatch(ctx, telemetry.UpdateDatabaseDdl, stmts)
+	defer func() {
+		if name := op.GetName(); name != "" {
+			top.SetAttributes(telemetry.KeyDDLOperation.String(name))
+		}
+		top.End(err)
+	}()
+	op, err = send(ctx, stmts)
 	if err == nil {
 		return op, 0, nil
 	}
@@ -52,7 +66,7 @@ func Send(stmts []string, send func([]string) (*longrunningpb.Operation, error),
 	if setKind == nil || !MissingSequenceKind(err) || applied == len(stmts) || setKind() != nil {
 		return op, applied, err
 	}
-	op, err = send(stmts[applied:])
+	op, err = send(ctx, stmts[applied:])
 	if err != nil {
 		applied = min(applied+Applied(op), len(stmts))
 	}

@@ -1,6 +1,7 @@
 package ddlop
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -96,7 +97,7 @@ func TestSend(t *testing.T) {
 			sent: [][]string{stmts}, err: errMissingKind, want: 3},
 	} {
 		var sent [][]string
-		send := func(s []string) (*longrunningpb.Operation, error) {
+		send := func(_ context.Context, s []string) (*longrunningpb.Operation, error) {
 			i := len(sent)
 			sent = append(sent, s)
 			return operation(t, tc.applied[i], s), tc.results[i]
@@ -106,7 +107,7 @@ func TestSend(t *testing.T) {
 		if tc.noKind {
 			setKind = nil
 		}
-		op, applied, err := Send(stmts, send, setKind)
+		op, applied, err := Send(context.Background(), nil, stmts, send, setKind)
 		if !slices.EqualFunc(sent, tc.sent, slices.Equal) || kindSet != tc.kindSet {
 			t.Errorf("%s: sent %q, kind set %v; want %q, %v", tc.name, sent, kindSet, tc.sent, tc.kindSet)
 		}

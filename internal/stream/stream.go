@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/spannerfast/spannerfast/decode"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/wire"
 	"github.com/spannerfast/spannerfast/rows"
 )
@@ -94,6 +95,8 @@ func (s *grpcStream) start(ctx context.Context, cc *grpc.ClientConn, req *spanne
 // client, which takes them round-robin).
 type Channels interface {
 	Channel() *grpc.ClientConn
+	// Telemetry is the connector's: each query is an operation of it.
+	Telemetry() *telemetry.Telemetry
 }
 
 // Reselector is the caller's say in a request that is sent again (a retry,
@@ -127,6 +130,8 @@ type Query struct {
 	ctx      *reusableContext // the call's context (streamctx.go)
 	pool     *ContextPool     // takes ctx back after a normal end; nil: not reusable
 	ctxState atomic.Int32
+
+	op telemetry.Op // the query's operation until its rows take it (TakeOp)
 }
 
 // Prepare sets q, which must be new, up to run req on channels and returns
@@ -136,8 +141,13 @@ type Query struct {
 // transaction_timeout) the call has a context of its own; without, it takes
 // pool's spare one when made from this same ctx and hands it back there
 // when the call ends normally.
+//
+// The query is an operation of channels' telemetry from here (its span is
+// on the returned context); the rows that read it take the operation
+// (TakeOp) and end it when they are closed.
 func (q *Query) Prepare(ctx context.Context, req *spannerpb.ExecuteSqlRequest, channels Channels, pool *ContextPool, deadline time.Time, hasDeadline bool) context.Context {
 	*q = Query{channels: channels, req: req}
+	ctx, q.op = channels.Telemetry().StartStatement(ctx, telemetry.Query, req.GetSql(), req.GetRequestOptions())
 	if hasDeadline {
 		// A deadline of its own each time: nothing to reuse.
 		tctx, cancel := context.WithDeadline(ctx, deadline)
@@ -223,3 +233,11 @@ func (s *grpcStream) noteBegun(f *wire.Frame) {
 
 // Close does nothing: see grpcStream.
 func (s *grpcStream) Close() error { return nil }
+
+// TakeOp hands the query's operation to the rows that read it
+// (rows.Rows.Init), which end it.
+func (q *Query) TakeOp() telemetry.Op {
+	op := q.op
+	q.op = telemetry.Op{}
+	return op
+}

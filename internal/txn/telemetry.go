@@ -14,18 +14,22 @@ import (
 // its children, whatever context database/sql gives them (traced).
 
 // Trace starts the transaction's span, a child of the span in ctx (the
-// context the application began the transaction with).
-func (t *Txn) Trace(ctx context.Context) {
-	_, t.op = t.host.Telemetry().Start(ctx, t.kind(), "")
+// context the application began the transaction with), and returns ctx
+// with it.
+func (t *Txn) Trace(ctx context.Context) context.Context {
+	ctx, t.op = t.host.Telemetry().Start(ctx, t.kind(), "")
 	t.op.SetTags("", t.Options.Tag)
+	return ctx
 }
 
-// TakeTrace makes old's span this transaction's (a transaction replaced by
-// one of the other mode before it began: SET TRANSACTION).
-func (t *Txn) TakeTrace(old *Txn) {
+// Continue makes old's span this transaction's (a transaction replaced by
+// one of the other mode before it began: SET TRANSACTION) and returns ctx,
+// old's begin context.
+func (t *Txn) Continue(old *Txn, ctx context.Context) context.Context {
 	t.op, old.op = old.op, telemetry.Op{}
 	t.op.SetKind(t.kind())
 	t.op.SetTags("", t.Options.Tag)
+	return ctx
 }
 
 // EndTrace ends the transaction's span: end says how it ended ("commit",
@@ -78,6 +82,17 @@ func endDML(op *telemetry.Op, counts []int64, rs *spannerpb.ResultSet, err error
 		}
 	}
 	op.End(err)
+}
+
+// startApply starts the operation of mutations written outside a
+// transaction (CommitWrites).
+func (t *Txn) startApply(ctx context.Context) (context.Context, telemetry.Op) {
+	ctx, op := t.host.Telemetry().Start(ctx, telemetry.Apply, "")
+	if op.Recording() {
+		op.SetTags("", t.Options.Tag)
+		op.SetAttributes(telemetry.KeyMutationCount.Int(len(t.mutations)))
+	}
+	return ctx, op
 }
 
 // startCommit starts the commit's operation for req.

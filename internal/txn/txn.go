@@ -385,7 +385,11 @@ func (t *Txn) Commit(ctx context.Context) (*spannerpb.CommitResponse, error) {
 // mutation key (CommitOnce does that when nothing began it), or without a
 // key when there are no mutations, as the official client does. An abort
 // runs both again in a new transaction.
-func (t *Txn) CommitWrites(ctx context.Context) (*spannerpb.CommitResponse, error) {
+//
+// It is an Apply operation (its span the parent of each attempt's Commit).
+func (t *Txn) CommitWrites(ctx context.Context) (resp *spannerpb.CommitResponse, err error) {
+	ctx, op := t.startApply(ctx)
+	defer op.EndErr(&err)
 	return RetryAborted(ctx, t.host.Telemetry(), MaxAbortReplays, func() (*spannerpb.CommitResponse, error) {
 		if len(t.mutations) == 0 && t.id == nil {
 			if err := t.begin(ctx, nil); err != nil {
