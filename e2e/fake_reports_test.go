@@ -408,10 +408,17 @@ func TestFakePartitionSpans(t *testing.T) {
 		if want := int64(sizes[i]); want > 0 && a["db.response.returned_rows"] != want {
 			t.Errorf("partition %d: returned_rows %v, want %d", i, a["db.response.returned_rows"], want)
 		}
+		// The stream's resumption is an event of the partition's query:
+		// the Query span, a child of the Partition span.
 		resumes := 0
-		for _, e := range p.Events() {
-			if e.Name == "resume" {
-				resumes++
+		for _, q := range o.spansNamed("Query") {
+			if q.Parent().SpanID() != p.SpanContext().SpanID() {
+				continue
+			}
+			for _, e := range q.Events() {
+				if e.Name == "resume" {
+					resumes++
+				}
 			}
 		}
 		if want := map[bool]int{true: 1, false: 0}[i == 2]; resumes != want {
