@@ -54,7 +54,8 @@ func (c *catalog) Schema() infoschema.Schema {
 			st.Checks = append(st.Checks, ck.name)
 		}
 		for _, fk := range t.fks {
-			st.ForeignKeys = append(st.ForeignKeys, fk.name)
+			ref := fk.c.(spansql.ForeignKey).RefTable
+			st.ForeignKeys = append(st.ForeignKeys, infoschema.ForeignKey{Name: fk.name, Referenced: string(ref)})
 		}
 		s.Tables = append(s.Tables, st)
 	}

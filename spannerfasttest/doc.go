@@ -67,7 +67,9 @@
 // # INFORMATION_SCHEMA
 //
 // Queries naming INFORMATION_SCHEMA.TABLES, COLUMNS, INDEXES,
-// INDEX_COLUMNS or TABLE_CONSTRAINTS are answered here, from a catalog of
+// INDEX_COLUMNS, TABLE_CONSTRAINTS or CONSTRAINT_TABLE_USAGE (the table of
+// each primary key and the table each foreign key references) are
+// answered here, from a catalog of
 // the DDL statements the engine applied (UpdateDatabaseDdl runs them one at
 // a time, so a batch failing part way keeps the statements before the
 // failure, as on Spanner). Rows carry Spanner's columns, in its order and

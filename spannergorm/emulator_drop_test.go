@@ -15,13 +15,21 @@ import (
 // (dialecttest.DropTable).
 func TestEmulatorDropTable(t *testing.T) {
 	t.Parallel()
-	dialecttest.DropTable(t, openEmulator(t, spannergorm.Config{}), false, []string{
-		"START BATCH DDL",
-		"DROP TABLE `contracts`",
-		"DROP INDEX `idx_releases_title`",
-		"DROP TABLE `releases`",
-		"DROP INDEX `idx_labels_name`",
-		"DROP TABLE `labels`",
-		"RUN BATCH",
-	})
+	dialecttest.DropTable(t, openEmulator(t, spannergorm.Config{}), false, dropTableDDL)
+}
+
+// TestE2EDropTable: the same on the embedded server, whose
+// INFORMATION_SCHEMA answers the catalog queries DropTable sends.
+func TestE2EDropTable(t *testing.T) {
+	dialecttest.DropTable(t, openEmbedded(t), false, dropTableDDL)
+}
+
+var dropTableDDL = []string{
+	"START BATCH DDL",
+	"DROP TABLE `contracts`",
+	"DROP INDEX `idx_releases_title`",
+	"DROP TABLE `releases`",
+	"DROP INDEX `idx_labels_name`",
+	"DROP TABLE `labels`",
+	"RUN BATCH",
 }

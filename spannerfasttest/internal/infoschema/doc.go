@@ -3,8 +3,9 @@
 // order, indexes, interleaving and constraints.
 //
 // It owns the shape of the INFORMATION_SCHEMA tables answered (TABLES,
-// COLUMNS, INDEXES, INDEX_COLUMNS, TABLE_CONSTRAINTS: Spanner's columns, in
-// its order and spelling), the rows each gets from a Schema snapshot, the
+// COLUMNS, INDEXES, INDEX_COLUMNS, TABLE_CONSTRAINTS,
+// CONSTRAINT_TABLE_USAGE: Spanner's columns, in its order and spelling),
+// the rows each gets from a Schema snapshot, the
 // rewrite that lets spansql parse such queries, and a small evaluator over
 // spansql ASTs (with its expression typing) for the subset of GoogleSQL
 // that ORMs' migrators send. Prepare recognises such a query; Answer

@@ -119,7 +119,7 @@ func (e *isEval) from(sf spansql.SelectFrom, outer *frame) ([]binding, []*frame,
 		}
 		rel, ok := e.schema.relation(name)
 		if !ok {
-			return nil, nil, unimplemented("INFORMATION_SCHEMA.%s is not supported (supported: TABLES, COLUMNS, INDEXES, INDEX_COLUMNS, TABLE_CONSTRAINTS)", name)
+			return nil, nil, unimplemented("INFORMATION_SCHEMA.%s is not supported (supported: TABLES, COLUMNS, INDEXES, INDEX_COLUMNS, TABLE_CONSTRAINTS, CONSTRAINT_TABLE_USAGE)", name)
 		}
 		alias := string(f.Alias)
 		if alias == "" {

@@ -37,7 +37,7 @@ func schemaOf(t *testing.T, ddl string) Schema {
 				case spansql.Check:
 					tb.Checks = append(tb.Checks, string(c.Name))
 				case spansql.ForeignKey:
-					tb.ForeignKeys = append(tb.ForeignKeys, string(c.Name))
+					tb.ForeignKeys = append(tb.ForeignKeys, ForeignKey{Name: string(c.Name), Referenced: string(c.Constraint.(spansql.ForeignKey).RefTable)})
 				}
 			}
 			s.Tables = append(s.Tables, tb)
@@ -157,6 +157,8 @@ func TestAnswerFromSchema(t *testing.T) {
 	wantRows(t, s, "SELECT CONSTRAINT_NAME, CONSTRAINT_TYPE FROM INFORMATION_SCHEMA.TABLE_CONSTRAINTS ORDER BY CONSTRAINT_NAME", nil,
 		"CK_IS_NOT_NULL_Albums_AlbumId|CHECK", "CK_IS_NOT_NULL_Albums_SingerId|CHECK", "CK_IS_NOT_NULL_Singers_SingerId|CHECK",
 		"CK_Name|CHECK", "FK_Singer|FOREIGN KEY", "PK_Albums|PRIMARY KEY", "PK_Singers|PRIMARY KEY")
+	wantRows(t, s, "SELECT TABLE_NAME, CONSTRAINT_NAME FROM INFORMATION_SCHEMA.CONSTRAINT_TABLE_USAGE ORDER BY CONSTRAINT_NAME", nil,
+		"Singers|FK_Singer", "Albums|PK_Albums", "Singers|PK_Singers")
 	wantRows(t, s, "SELECT COUNT(*) FROM INFORMATION_SCHEMA.INDEXES i WHERE i.IS_UNIQUE AND i.TABLE_NAME = @p1", []string{"Singers"}, "2")
 	wantRows(t, s, `SELECT C.COLUMN_NAME, (SELECT IF(I.INDEX_TYPE = 'PRIMARY_KEY', 'PRI', 'UNI') FROM INFORMATION_SCHEMA.INDEXES I
 		INNER JOIN INFORMATION_SCHEMA.INDEX_COLUMNS IC USING (TABLE_NAME, INDEX_NAME)

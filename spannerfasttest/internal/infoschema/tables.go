@@ -25,7 +25,14 @@ type Table struct {
 	Interleave        *spansql.Interleave        // nil: not interleaved
 	RowDeletionPolicy *spansql.RowDeletionPolicy // nil: none
 	Checks            []string                   // CHECK constraint names
-	ForeignKeys       []string                   // FOREIGN KEY constraint names
+	ForeignKeys       []ForeignKey
+}
+
+// ForeignKey is a FOREIGN KEY constraint of a table: its name and the
+// table it references.
+type ForeignKey struct {
+	Name       string
+	Referenced string
 }
 
 // column returns the index of the named column, or -1.
@@ -83,6 +90,10 @@ var isTables = map[string][]struct {
 		{"INITIALLY_DEFERRED", tString}, {"ENFORCED", tString}},
 	// DATABASE_OPTIONS holds the one option of a GoogleSQL database
 	// (spannertest's only dialect), which drivers read on connecting.
+	// CONSTRAINT_TABLE_USAGE: the table of each primary key, and the
+	// table each foreign key references.
+	"CONSTRAINT_TABLE_USAGE": {{"TABLE_CATALOG", tString}, {"TABLE_SCHEMA", tString}, {"TABLE_NAME", tString},
+		{"CONSTRAINT_CATALOG", tString}, {"CONSTRAINT_SCHEMA", tString}, {"CONSTRAINT_NAME", tString}},
 	"DATABASE_OPTIONS": {{"CATALOG_NAME", tString}, {"SCHEMA_NAME", tString},
 		{"OPTION_NAME", tString}, {"OPTION_TYPE", tString}, {"OPTION_VALUE", tString}},
 }
@@ -123,6 +134,8 @@ func (s *Schema) rowsOf(rel string, t *Table) [][]any {
 		return s.indexRows(t)
 	case "INDEX_COLUMNS":
 		return s.indexColumnRows(t)
+	case "CONSTRAINT_TABLE_USAGE":
+		return constraintUsageRows(t)
 	default:
 		return constraintRows(t)
 	}
@@ -214,7 +227,15 @@ func constraintRows(t *Table) [][]any {
 		rows = append(rows, row(ck, "CHECK"))
 	}
 	for _, fk := range t.ForeignKeys {
-		rows = append(rows, row(fk, "FOREIGN KEY"))
+		rows = append(rows, row(fk.Name, "FOREIGN KEY"))
+	}
+	return rows
+}
+
+func constraintUsageRows(t *Table) [][]any {
+	rows := [][]any{{"", "", t.Name, "", "", "PK_" + t.Name}}
+	for _, fk := range t.ForeignKeys {
+		rows = append(rows, []any{"", "", fk.Referenced, "", "", fk.Name})
 	}
 	return rows
 }
