@@ -184,9 +184,11 @@ type Config struct {
 	// DefaultEmulatorEndpoint (unless an endpoint is given) in plain text and
 	// creates the instance and database if they do not exist.
 	AutoConfigEmulator bool
-	// DisableNativeMetrics (disable_native_metrics) is accepted for
-	// compatibility; spannerfast exports no native metrics, so it has no
-	// effect.
+	// DisableNativeMetrics (disable_native_metrics) turns off the official
+	// client's built-in metrics (the spanner/client/ attempt and operation
+	// counts and latencies), as in go-sql-spanner, where it turns off the
+	// official client's export of that set; the driver's own metrics
+	// (db.client.*, spannerfast.*) stay (docs/observability.md).
 	DisableNativeMetrics bool
 	// MinSessions (min_sessions) is accepted and has no effect: all
 	// connections share one multiplexed session.

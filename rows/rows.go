@@ -96,8 +96,14 @@ type Rows struct {
 	readTS      time.Time
 	closed      bool
 
-	op     telemetry.Op // the query's operation, ended by Close (telemetry.go)
-	values int64        // complete values in the messages loaded, while op is active
+	// The query's telemetry (telemetry.go): its operation, ended by
+	// Close, and its place among the open results. While either is
+	// active, what the messages loaded hold is counted, per message and
+	// never per row (Decoded).
+	op     telemetry.Op
+	open   telemetry.OpenRows
+	values int64 // complete values in the messages loaded
+	bytes  int64 // their encoded size
 }
 
 var (
@@ -198,7 +204,7 @@ func (r *Rows) load(f *wire.Frame) error {
 	if m.Stats != nil {
 		r.stats = append(r.stats[:0], m.Stats...)
 	}
-	if r.op.Active() {
+	if r.counting() {
 		r.countValues()
 	}
 	if m.PrecommitToken != nil && r.opts.Precommit != nil {

@@ -79,8 +79,15 @@ const (
 )
 
 // Reporting reports whether a report at level would go anywhere: tracing
-// is on and ctx's span records, or the logger is enabled for level.
+// is on and ctx's span records, the logger is enabled for level, or a
+// meter listens (aborts and replays are counted: clientmetrics.go).
 func (t *Telemetry) Reporting(ctx context.Context, level slog.Level) bool {
+	return t.describing(ctx, level) || t.Measuring()
+}
+
+// describing reports whether a report at level is described somewhere: as
+// a span event or a log record.
+func (t *Telemetry) describing(ctx context.Context, level slog.Level) bool {
 	return t.spanEvents(ctx) || t.Logging(ctx, level)
 }
 
@@ -114,7 +121,7 @@ func (f *Failure) attrs(extra ...attribute.KeyValue) []attribute.KeyValue {
 // Retried reports that an RPC failed with a transient error and is sent
 // again after f.Delay (event "retry", Debug).
 func (t *Telemetry) Retried(ctx context.Context, f Failure) {
-	if !t.Reporting(ctx, LevelRetry) {
+	if !t.describing(ctx, LevelRetry) {
 		return
 	}
 	t.report(ctx, LevelRetry, EventRetry, "spannerfast: retrying an RPC after a transient error", f.attrs())
@@ -124,7 +131,7 @@ func (t *Telemetry) Retried(ctx context.Context, f Failure) {
 // is resumed after f.Delay from token (nil: from the beginning) (event
 // "resume", Debug).
 func (t *Telemetry) Resumed(ctx context.Context, f Failure, token []byte) {
-	if !t.Reporting(ctx, LevelResume) {
+	if !t.describing(ctx, LevelResume) {
 		return
 	}
 	t.report(ctx, LevelResume, EventResume, "spannerfast: resuming a streaming query after a transient error",
@@ -141,7 +148,8 @@ const (
 // Aborted reports that Spanner aborted a transaction and what follows
 // (event "abort", Info). f.Attempt counts the aborts of the same work.
 func (t *Telemetry) Aborted(ctx context.Context, f Failure, action string) {
-	if !t.Reporting(ctx, LevelAbort) {
+	t.countAbort(ctx, action)
+	if !t.describing(ctx, LevelAbort) {
 		return
 	}
 	t.report(ctx, LevelAbort, EventAbort, "spannerfast: transaction aborted",
@@ -175,8 +183,10 @@ func (t *Telemetry) Replayed(ctx context.Context, r Replay) {
 	level := LevelReplayOutcome
 	if r.Outcome == ReplayStarted {
 		level = LevelReplayStart
+	} else {
+		t.countReplay(ctx, r.Outcome)
 	}
-	if !t.Reporting(ctx, level) {
+	if !t.describing(ctx, level) {
 		return
 	}
 	msg := "spannerfast: replay of an aborted transaction " + string(r.Outcome)

@@ -30,6 +30,10 @@ type Config struct {
 	DisableTracing bool
 	// OmitQueryText leaves db.query.text out of spans.
 	OmitQueryText bool
+	// DisableNativeMetrics leaves out the official client's built-in
+	// metrics (the spanner/client/ ones, clientmetrics.go), as
+	// disable_native_metrics does in go-sql-spanner.
+	DisableNativeMetrics bool
 
 	// Database is db.namespace: the database's path.
 	Database string
@@ -103,6 +107,7 @@ type tracerState struct {
 type meterState struct {
 	provider metric.MeterProvider
 	duration metric.Float64Histogram // nil: nobody listens
+	client   *clientInstruments      // clientmetrics.go
 	cached   bool
 }
 
@@ -162,6 +167,7 @@ func (t *Telemetry) meter() *meterState {
 		} else {
 			otel.Handle(err)
 		}
+		s.client = newClientInstruments(m, &t.cfg)
 	}
 	t.meters.Store(s)
 	if s.duration == nil {

@@ -80,7 +80,8 @@ type Client struct {
 
 	official officialClient // Official (underlying.go)
 
-	tel *telemetry.Telemetry // Telemetry (telemetry.go)
+	tel   *telemetry.Telemetry // Telemetry (telemetry.go)
+	meter rpcMeter             // RPC attempt and operation metrics (rpcmetrics.go)
 	// lost: the current session was invalidated (Spanner no longer knew
 	// it); the next one is logged as made again.
 	lost atomic.Bool
@@ -152,6 +153,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	}
 	c.obs = &observer{c: c, endToEnd: cfg.EnableEndToEndTracing}
 	clientOrdinal := nextClientOrdinal(c.dbPath)
+	c.meter.client = c
 
 	n := max(cfg.NumChannels, 1)
 	for i := range n {

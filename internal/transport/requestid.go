@@ -155,6 +155,7 @@ func (ch *channelIDs) unary(ctx context.Context, method string, req, reply any, 
 	ch.obs.noteRequestID(ctx, id)
 	ctx = metadata.AppendToOutgoingContext(ctx, HeaderRequestID, id)
 	ctx = ch.obs.traceContext(ctx)
+	a := ch.obs.c.meter.attempt(ctx, method, request, attempt, true) // nil when nobody listens
 	var err error
 	if t := ch.obs.timing(ctx, method); t != nil {
 		err = invoker(ctx, method, req, reply, cc, append(slices.Clip(opts), grpc.Header(&t.header))...)
@@ -162,6 +163,7 @@ func (ch *channelIDs) unary(ctx context.Context, method string, req, reply any, 
 	} else {
 		err = invoker(ctx, method, req, reply, cc, opts...)
 	}
+	a.end(err)
 	if err != nil {
 		return withRequestID(err, id, request, attempt)
 	}
@@ -176,14 +178,16 @@ func (ch *channelIDs) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grp
 	ch.obs.noteRequestID(ctx, id)
 	ctx = metadata.AppendToOutgoingContext(ctx, HeaderRequestID, id)
 	ctx = ch.obs.traceContext(ctx)
+	a := ch.obs.c.meter.attempt(ctx, method, request, attempt, false) // nil when nobody listens
 	cs, err := streamer(ctx, desc, cc, method, opts...)
 	if err != nil {
+		a.end(err)
 		return nil, withRequestID(err, id, request, attempt)
 	}
 	if t := ch.obs.timing(ctx, method); t != nil {
-		return &timedStream{ClientStream: cs, timing: t}, nil
+		cs = &timedStream{ClientStream: cs, timing: t}
 	}
-	return cs, nil
+	return a.stream(cs), nil
 }
 
 // lastRequestID returns the id of the last attempt made with ctx when ctx

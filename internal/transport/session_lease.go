@@ -22,8 +22,9 @@ import (
 // allocated off the emulator) and, like the connection, uses it from one
 // goroutine at a time.
 type SessionLease struct {
-	client *Client
-	emu    *emulatorLease // nil off the emulator
+	client  *Client
+	emu     *emulatorLease     // nil off the emulator
+	counted telemetry.OpenConn // among the open connections until Close
 }
 
 // emulatorLease is a connection's state on the emulator.
@@ -41,9 +42,10 @@ type emulatorLease struct {
 const deleteSessionTimeout = 5 * time.Second
 
 // NewSessionLease returns the lease of a new connection on c: on the
-// emulator with a session and a place at the gate of its own.
+// emulator with a session and a place at the gate of its own. The
+// connection counts among the open ones (telemetry) until Close.
 func (c *Client) NewSessionLease() SessionLease {
-	l := SessionLease{client: c}
+	l := SessionLease{client: c, counted: c.tel.ConnOpened()}
 	if c.emulator != nil {
 		l.emu = new(emulatorLease)
 	}
@@ -181,6 +183,8 @@ func (l *SessionLease) LeaveReadWrite() {
 // otherwise). Off the emulator it does nothing: the multiplexed session is
 // the client's.
 func (l *SessionLease) Close() {
+	l.counted.Closed()
+	l.counted = telemetry.OpenConn{}
 	e := l.emu
 	if e == nil {
 		return

@@ -28,15 +28,16 @@ func (c *Client) UseTelemetry(given telemetry.Config) {
 // providers and the logger of given.
 func telemetryConfig(cfg *dsn.Config, endpoint string, given telemetry.Config) telemetry.Config {
 	tc := telemetry.Config{
-		TracerProvider: given.TracerProvider,
-		MeterProvider:  given.MeterProvider,
-		Logger:         given.Logger,
-		DisableTracing: cfg.DisableTracing,
-		OmitQueryText:  cfg.DisableQueryTextInTraces,
-		Database:       cfg.DatabasePath(),
-		ServerAddress:  endpoint,
-		Version:        moduleVersion(),
-		ErrorCode:      errorCode,
+		TracerProvider:       given.TracerProvider,
+		MeterProvider:        given.MeterProvider,
+		Logger:               given.Logger,
+		DisableTracing:       cfg.DisableTracing,
+		OmitQueryText:        cfg.DisableQueryTextInTraces,
+		DisableNativeMetrics: cfg.DisableNativeMetrics,
+		Database:             cfg.DatabasePath(),
+		ServerAddress:        endpoint,
+		Version:              moduleVersion(),
+		ErrorCode:            errorCode,
 	}
 	if host, port, err := net.SplitHostPort(endpoint); err == nil {
 		tc.ServerAddress = host
