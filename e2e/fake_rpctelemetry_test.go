@@ -104,9 +104,9 @@ func TestEndToEndTracingSendsTraceContext(t *testing.T) {
 	span.End()
 }
 
-// TestRequestIDOnSpan: with the connector tracing, the span of the
-// statement's context carries x_goog_spanner_request_id, the id of the
-// RPC that served it.
+// TestRequestIDOnSpan: with the connector tracing, the statement's span
+// carries x_goog_spanner_request_id, the id of the RPC that served it
+// (and the session's creation span its own).
 func TestRequestIDOnSpan(t *testing.T) {
 	s := fakespanner.Start(t)
 	s.AddResult(pointQuery, pointResult())
@@ -120,16 +120,28 @@ func TestRequestIDOnSpan(t *testing.T) {
 	span.End()
 	reqs := s.RequestsFor("ExecuteStreamingSql")
 	want := requestIDOf(t, reqs[len(reqs)-1]).raw
-	var found []string
+	found := map[string]string{}
 	for _, sp := range sr.Ended() {
 		for _, a := range sp.Attributes() {
 			if a.Key == "x_goog_spanner_request_id" {
-				found = append(found, a.Value.AsString())
+				found[sp.Name()] = a.Value.AsString()
 			}
 		}
 	}
-	if len(found) == 0 || found[len(found)-1] != want {
-		t.Errorf("spans carry request ids %q, want %q", found, want)
+	// The statement's own span, child of the application's, is the span
+	// of the RPC's context; the session's creation has a span of its own.
+	sessions := s.RequestsFor("CreateSession")
+	if len(sessions) != 1 {
+		t.Fatalf("%d CreateSession requests", len(sessions))
+	}
+	if got := found["cloud.google.com/go/spanner.Query"]; got != want {
+		t.Errorf("Query span's request id %q, want %q (spans: %q)", got, want, found)
+	}
+	if got, want := found["cloud.google.com/go/spanner.CreateSession"], requestIDOf(t, sessions[0]).raw; got != want {
+		t.Errorf("CreateSession span's request id %q, want %q", got, want)
+	}
+	if len(found) != 2 {
+		t.Errorf("spans with request ids: %q, want the Query and CreateSession spans only", found)
 	}
 }
 
