@@ -24,7 +24,7 @@ type RequestIDError struct {
 }
 
 var (
-	_ error                                = (*RequestIDError)(nil)
+	_ error                                    = (*RequestIDError)(nil)
 	_ interface{ GRPCStatus() *status.Status } = (*RequestIDError)(nil)
 )
 
