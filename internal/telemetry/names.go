@@ -35,7 +35,6 @@ const (
 	KeyCommitTimestamp = attribute.Key("spanner.commit_timestamp")
 	KeyTransactionEnd  = attribute.Key("spanner.transaction.end") // how a transaction ended: commit, rollback
 	KeyMutationCount   = attribute.Key("spanner.mutation_count")  // mutations a commit or Apply writes
-	KeyStatementCount  = attribute.Key("spanner.statement_count") // statements a DDL batch applies
 	KeyAttempt         = attribute.Key("spanner.attempt")         // for span events: 1 for the first attempt
 	KeyDDLOperation    = attribute.Key("spanner.ddl.operation")   // a DDL long-running operation's name
 )
@@ -60,7 +59,6 @@ const (
 	Query                Kind = iota // a query, until its rows are closed or drained
 	Update                           // one DML statement
 	BatchUpdate                      // DML statements sent as one batch
-	PartitionedUpdate                // partitioned DML
 	ReadWriteTransaction             // a read/write transaction from begin to commit or rollback
 	ReadOnlyTransaction              // a read-only transaction from begin to its end
 	BeginTransaction                 // an explicit BeginTransaction call
@@ -78,7 +76,6 @@ var kindNames = [kinds]string{
 	Query:                "Query",
 	Update:               "Update",
 	BatchUpdate:          "BatchUpdate",
-	PartitionedUpdate:    "PartitionedUpdate",
 	ReadWriteTransaction: "ReadWriteTransaction",
 	ReadOnlyTransaction:  "ReadOnlyTransaction",
 	BeginTransaction:     "BeginTransaction",
