@@ -10,11 +10,13 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
 	"github.com/spannerfast/spannerfast/internal/telemetry"
+	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // Metrics on the fake server: each test opens a connector with its own
@@ -300,6 +302,30 @@ func TestFakeMetricsAbortReplay(t *testing.T) {
 		if got := m.total(c.name, c.attrs...); got != c.want {
 			t.Errorf("%s %v = %d, want %d", c.name, c.attrs, got, c.want)
 		}
+	}
+}
+
+// TestFakeMetricsAbortsGivenUp: autocommit DML whose commit Spanner
+// aborts every time is run again whole MaxAbortReplays times, then the
+// abort goes to the application: that many aborts counted "retry", one
+// "return".
+func TestFakeMetricsAbortsGivenUp(t *testing.T) {
+	ctx := context.Background()
+	s, _ := startTxnFake(t)
+	db, reader := meteredDB(t, fakeDSN(s))
+	if err := db.PingContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.WithRetryDelay(codes.Aborted, "aborted", time.Microsecond), Times: -1})
+	if _, err := db.ExecContext(ctx, txnUpdate); status.Code(err) != codes.Aborted {
+		t.Fatalf("ExecContext = %v, want ABORTED", err)
+	}
+	m := settled(t, s, reader)
+	if got := m.total(telemetry.MetricAborts, telemetry.KeyAbortAction.String(telemetry.AbortRetry)); got != txnengine.MaxAbortReplays {
+		t.Errorf("%s retry = %d, want %d", telemetry.MetricAborts, got, txnengine.MaxAbortReplays)
+	}
+	if got := m.total(telemetry.MetricAborts, telemetry.KeyAbortAction.String(telemetry.AbortReturn)); got != 1 {
+		t.Errorf("%s return = %d, want 1", telemetry.MetricAborts, got)
 	}
 }
 
