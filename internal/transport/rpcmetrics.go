@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,10 @@ import (
 // that ends any other way ends its operation. When nobody listens, the
 // interceptors ask once and pass the call through: no clock read, no
 // allocation.
+
+// spannerMethodPrefix starts the Spanner API's methods, the calls the
+// driver retries.
+const spannerMethodPrefix = "/google.spanner.v1.Spanner/"
 
 // rpcMeter measures one client's calls.
 type rpcMeter struct {
@@ -110,15 +115,24 @@ func (op *rpcOp) record(ctx context.Context) {
 }
 
 // retriedFailure reports whether err is a failure the driver's retry loops
-// call again after: the transient failures of RetryDelay and a commit's
-// RESOURCE_EXHAUSTED, while the context lasts and, for a unary call, the
-// attempts are below the limit.
+// call again after, with the rules of those loops: a commit's UNAVAILABLE
+// and RESOURCE_EXHAUSTED (txn.CallCommit), the transient failures of
+// RetryDelay for the Spanner API's other calls (CallUnary, session
+// creation, a stream's resumption), while the context lasts and, for a
+// unary call, the attempts are below the limit. Every such failure is
+// followed by another attempt or by the end of the context, so no
+// operation stays pending.
 func retriedFailure(ctx context.Context, op *rpcOp, err error) bool {
-	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil || op.unary && op.attempts >= MaxUnaryAttempts {
+	if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil ||
+		op.unary && op.attempts >= MaxUnaryAttempts || !strings.HasPrefix(op.method, spannerMethodPrefix) {
 		return false
 	}
+	if op.method == spannerMethodPrefix+"Commit" {
+		c := status.Code(err)
+		return c == codes.Unavailable || c == codes.ResourceExhausted
+	}
 	retry, _ := RetryDelay(err)
-	return retry || status.Code(err) == codes.ResourceExhausted
+	return retry
 }
 
 // codeOf is the gRPC code an attempt ended with: OK for nil and io.EOF
