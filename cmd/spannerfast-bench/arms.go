@@ -25,6 +25,7 @@ const (
 	armBorrow     = "client-borrow"
 	armFastSafe   = "spannerfast-safe"
 	armFastRaw    = "spannerfast-raw"
+	armFastOtel   = "spannerfast-otel"
 	armGorm       = "spannerfast-gorm"
 	databasePath  = "projects/p/instances/i/databases/d"
 	progressWidth = 17
@@ -58,6 +59,10 @@ type armSpec struct {
 	// verify says whether run's checksum must equal the expected checksum
 	// of the workload (the floors do not decode, so they cannot).
 	verify bool
+	// optIn arms run only when -arms names them, not with "all": they
+	// measure something other than the comparison every run publishes
+	// (spannerfast-otel: what telemetry costs when it is on).
+	optIn bool
 	// applies says which workloads the arm runs; nil: the read workloads
 	// that are neither partitioned nor latency-bound.
 	applies func(w *workload.Workload) bool
@@ -91,14 +96,18 @@ func allArms() []armSpec {
 }
 
 // knownArmIDs lists every arm id this tool knows, built or not.
-var knownArmIDs = []string{armTransport, armSQLFloor, armClient, armBorrow, armFastSafe, armFastRaw, armGorm}
+var knownArmIDs = []string{armTransport, armSQLFloor, armClient, armBorrow, armFastSafe, armFastRaw, armFastOtel, armGorm}
 
 // selectArms picks the arms named in list ("" or "all": every available
-// arm). Naming an arm that is not built is an error that says why.
+// arm but the opt-in ones). Naming an arm that is not built is an error
+// that says why.
 func selectArms(list string) (selected []armSpec, skipped []armSpec, err error) {
 	arms := allArms()
 	if list == "" || list == "all" {
 		for _, a := range arms {
+			if a.optIn {
+				continue
+			}
 			if a.available {
 				selected = append(selected, a)
 			} else {

@@ -24,6 +24,7 @@ var armColors = map[string]color.Color{
 	armBorrow:    color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
 	armFastSafe:  color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
 	armFastRaw:   color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+	armFastOtel:  color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
 }
 
 // logBars draws one arm's bars on a log-scale axis: from the bottom of the
