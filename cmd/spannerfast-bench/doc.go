@@ -35,7 +35,8 @@
 //	-workloads  comma list of workloads or of the groups all (the
 //	            default), reads, writes, partitioned and
 //	            partitioned-latency (see below)
-//	-arms       comma list of arms (default: every arm built in)
+//	-arms       comma list of arms (default: every arm built in but
+//	            spannerfast-otel, which runs only when named)
 //	-scale      multiplies the row count of single-query workloads, the
 //	            query count of point, manycols and strings800 and the
 //	            operation count of the writes (default 1)
@@ -189,9 +190,24 @@
 //	spannerfast-safe  database/sql, sql.Open("spannerfast", dsn)
 //	spannerfast-raw   the same with ;rawDecode=true, STRING and BYTES scanned
 //	                  into sql.RawBytes
+//	spannerfast-otel  spannerfast-safe with telemetry on: the OpenTelemetry
+//	                  SDK given on the connector (WithTracerProvider,
+//	                  WithMeterProvider), every span sampled and exported
+//	                  through a batch span processor that blocks rather
+//	                  than drops (to an exporter that counts and discards),
+//	                  metrics aggregated by a manual reader. Only when
+//	                  named in -arms; the global providers stay
+//	                  OpenTelemetry's silent defaults, so the other arms
+//	                  run with nobody listening. At its end the arm checks
+//	                  that spans and metrics were recorded
 //	spannerfast-gorm  gorm10k only: GORM with spannergorm on spannerfast,
 //	                  Find into a new []struct per query (the checksum is
 //	                  taken from the struct fields)
+//
+// What telemetry costs is spannerfast-otel against spannerfast-safe in one
+// run (docs/performance.md, "Telemetry"):
+//
+//	go run ./cmd/spannerfast-bench -arms spannerfast-safe,spannerfast-otel -workloads point,gorm10k
 //
 // Every arm scans each column into a typed variable, as an application
 // would: int64, string, float64, bool, time.Time, civil.Date (DATE), []byte,
