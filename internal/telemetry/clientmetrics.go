@@ -201,15 +201,6 @@ func (t *Telemetry) client() *clientInstruments {
 // would read a clock or build something for a measurement ask first.
 func (t *Telemetry) Measuring() bool { return t.client() != nil }
 
-// set is the attribute set of a measurement: the connector's base
-// attributes plus extra.
-func (t *Telemetry) set(extra ...attribute.KeyValue) metric.MeasurementOption {
-	attrs := make([]attribute.KeyValue, 0, len(t.base)+len(extra))
-	attrs = append(attrs, t.base...)
-	attrs = append(attrs, extra...)
-	return metric.WithAttributeSet(attribute.NewSet(attrs...))
-}
-
 // RPCAttempt is one RPC attempt being measured; the zero RPCAttempt, which
 // StartRPCAttempt returns when nobody listens, records nothing.
 type RPCAttempt struct {
@@ -244,11 +235,12 @@ func (a *RPCAttempt) End(ctx context.Context, code int64, codeName string) time.
 	now := time.Now()
 	d := now.Sub(a.start)
 	a.ci.attemptDuration.Record(ctx, d.Seconds(),
-		a.t.set(KeyRPCMethod.String(shortMethod(a.method)), KeyRPCGRPCStatus.Int64(code)))
+		a.t.opts(setKey{family: famAttempt, s1: a.method, n: code},
+			KeyRPCMethod.String(shortMethod(a.method)), KeyRPCGRPCStatus.Int64(code)).rec...)
 	if n := a.ci.native; n != nil && nativeMethod(a.method) {
-		opt := n.set(a.method, codeName)
-		n.attemptLatencies.Record(ctx, milliseconds(d), opt)
-		n.attemptCount.Add(ctx, 1, opt)
+		o := n.set(a.t, a.method, codeName)
+		n.attemptLatencies.Record(ctx, milliseconds(d), o.rec...)
+		n.attemptCount.Add(ctx, 1, o.add...)
 	}
 	return now
 }
@@ -267,12 +259,13 @@ func (a *RPCAttempt) EndRPCOperation(ctx context.Context, d time.Duration, attem
 			outcome = OutcomeFailed
 		}
 		a.ci.retries.Add(ctx, int64(attempts-1),
-			a.t.set(KeyRPCMethod.String(shortMethod(a.method)), KeyRetryOutcome.String(outcome)))
+			a.t.opts(setKey{family: famRetries, s1: a.method, s2: outcome},
+				KeyRPCMethod.String(shortMethod(a.method)), KeyRetryOutcome.String(outcome)).add...)
 	}
 	if n := a.ci.native; n != nil && nativeMethod(a.method) {
-		opt := n.set(a.method, codeName)
-		n.operationLatencies.Record(ctx, milliseconds(d), opt)
-		n.operationCount.Add(ctx, 1, opt)
+		o := n.set(a.t, a.method, codeName)
+		n.operationLatencies.Record(ctx, milliseconds(d), o.rec...)
+		n.operationCount.Add(ctx, 1, o.add...)
 	}
 }
 
@@ -294,17 +287,21 @@ func nativeMethod(method string) bool { return strings.HasPrefix(method, spanner
 var nativeMethods sync.Map // string → string
 
 // set is the attribute set of a native measurement of method with status
-// codeName: the official client's labels.
-func (n *nativeInstruments) set(method, codeName string) metric.MeasurementOption {
+// codeName: the official client's labels (built once per method and
+// status, in t's cache).
+func (n *nativeInstruments) set(t *Telemetry, method, codeName string) *measureOpts {
+	k := setKey{family: famNative, s1: method, s2: codeName}
+	if m := t.sets.sets.Load(); m != nil {
+		if o, ok := (*m)[k]; ok {
+			return o
+		}
+	}
 	label, ok := nativeMethods.Load(method)
 	if !ok {
 		label = strings.ReplaceAll(strings.TrimPrefix(method, "/google.spanner.v1."), "/", ".")
 		nativeMethods.Store(method, label)
 	}
-	attrs := make([]attribute.KeyValue, 0, len(n.labels)+2)
-	attrs = append(attrs, n.labels...)
-	attrs = append(attrs, KeyNativeMethod.String(label.(string)), KeyNativeStatus.String(codeName))
-	return metric.WithAttributeSet(attribute.NewSet(attrs...))
+	return t.sets.get(k, n.labels, KeyNativeMethod.String(label.(string)), KeyNativeStatus.String(codeName))
 }
 
 // databaseIDs splits "projects/P/instances/I/databases/D"; parts it does
@@ -328,7 +325,7 @@ func databaseIDs(path string) (project, instance, database string) {
 // the driver did about it (AbortReplay, AbortRetry, AbortReturn).
 func (t *Telemetry) countAbort(ctx context.Context, action string) {
 	if ci := t.client(); ci != nil {
-		ci.aborts.Add(ctx, 1, t.set(KeyAbortAction.String(action)))
+		ci.aborts.Add(ctx, 1, t.opts(setKey{family: famAbort, s1: action}, KeyAbortAction.String(action)).add...)
 	}
 }
 
@@ -336,7 +333,7 @@ func (t *Telemetry) countAbort(ctx context.Context, action string) {
 // outcome.
 func (t *Telemetry) countReplay(ctx context.Context, outcome ReplayOutcome) {
 	if ci := t.client(); ci != nil {
-		ci.replays.Add(ctx, 1, t.set(KeyReplayOutcome.String(string(outcome))))
+		ci.replays.Add(ctx, 1, t.opts(setKey{family: famReplay, s1: string(outcome)}, KeyReplayOutcome.String(string(outcome))).add...)
 	}
 }
 
@@ -359,7 +356,7 @@ func (t *Telemetry) RowsOpened() OpenRows {
 	if ci == nil {
 		return OpenRows{}
 	}
-	ci.openRows.Add(context.Background(), 1, t.set())
+	ci.openRows.Add(context.Background(), 1, t.opts(setKey{family: famBase}).add...)
 	return OpenRows{t: t, ci: ci}
 }
 
@@ -373,10 +370,10 @@ func (o OpenRows) Closed(rows, bytes int64) {
 		return
 	}
 	ctx := context.Background()
-	opt := o.t.set()
-	o.ci.openRows.Add(ctx, -1, opt)
-	o.ci.returnedRows.Record(ctx, rows, o.t.set(operationNames[Query]))
-	o.ci.decodedBytes.Add(ctx, bytes, opt)
+	base := o.t.opts(setKey{family: famBase})
+	o.ci.openRows.Add(ctx, -1, base.add...)
+	o.ci.returnedRows.Record(ctx, rows, o.t.operationOpts(Query).rec...)
+	o.ci.decodedBytes.Add(ctx, bytes, base.add...)
 }
 
 // OpenConn is a connection counted among the open ones; the zero OpenConn
@@ -392,13 +389,13 @@ func (t *Telemetry) ConnOpened() OpenConn {
 	if ci == nil {
 		return OpenConn{}
 	}
-	ci.openConns.Add(context.Background(), 1, t.set())
+	ci.openConns.Add(context.Background(), 1, t.opts(setKey{family: famBase}).add...)
 	return OpenConn{t: t, ci: ci}
 }
 
 // Closed counts the connection closed.
 func (o OpenConn) Closed() {
 	if o.ci != nil {
-		o.ci.openConns.Add(context.Background(), -1, o.t.set())
+		o.ci.openConns.Add(context.Background(), -1, o.t.opts(setKey{family: famBase}).add...)
 	}
 }

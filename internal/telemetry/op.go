@@ -19,6 +19,7 @@ type Op struct {
 	t     *Telemetry
 	span  trace.Span // nil: not tracing
 	meter *meterState
+	ctx   context.Context // with span, when measuring too: the duration's exemplar links to the span
 	start time.Time
 	kind  Kind
 	rows  int64 // db.response.returned_rows, when returnedRows
@@ -44,19 +45,49 @@ func (t *Telemetry) Start(ctx context.Context, k Kind, query string) (context.Co
 	}
 	op := Op{t: t, meter: m, kind: k}
 	if tr != nil {
-		ctx, op.span = tr.Start(ctx, k.SpanName(), trace.WithSpanKind(trace.SpanKindClient))
+		ctx, op.span = tr.Start(ctx, k.SpanName(), clientSpan...)
 		if op.span.IsRecording() {
-			op.span.SetAttributes(t.base...)
-			op.span.SetAttributes(operationNames[k])
+			// One call with every attribute known now: the SDK grows its
+			// attribute slice once.
+			attrs := t.spanAttrs[k]
 			if query != "" && t.QueryText() {
-				op.span.SetAttributes(KeyDBQueryText.String(query))
+				attrs = append(attrs, KeyDBQueryText.String(query)) // a copy: spanAttrs[k] is full
 			}
+			op.span.SetAttributes(attrs...)
+		}
+		if m != nil {
+			op.ctx = ctx
 		}
 	}
 	if m != nil {
 		op.start = time.Now()
 	}
 	return ctx, op
+}
+
+// clientSpan is the options of every span, made once (a variadic argument
+// of an interface method is allocated at each call).
+var clientSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+
+// newSpanAttrs returns, per kind, the attributes a span of that kind
+// starts with: the base ones and db.operation.name. Each slice is full
+// (len == cap), so appending to it copies.
+func newSpanAttrs(base []attribute.KeyValue) (out [kinds][]attribute.KeyValue) {
+	n := len(base) + 1
+	all := make([]attribute.KeyValue, 0, n*int(kinds))
+	for k := range kinds {
+		from := len(all)
+		all = append(all, base...)
+		all = append(all, operationNames[k])
+		out[k] = all[from : from+n : from+n]
+	}
+	return out
+}
+
+// operationOpts are the options of a successful operation of kind k's
+// measurements: the base attributes and db.operation.name.
+func (t *Telemetry) operationOpts(k Kind) *measureOpts {
+	return t.opts(setKey{family: famOperation, n: int64(k)}, operationNames[k])
 }
 
 // Tags are a request's tags: *spannerpb.RequestOptions, nil included.
@@ -221,22 +252,22 @@ func (op *Op) End(err error) {
 		op.span.End()
 	}
 	if op.meter != nil {
-		n := len(op.t.base) + 3
-		attrs := make([]attribute.KeyValue, 0, n)
+		ctx := op.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		d := time.Since(op.start).Seconds()
+		if err == nil {
+			op.meter.duration.Record(ctx, d, op.t.operationOpts(op.kind).rec...)
+			return
+		}
+		attrs := make([]attribute.KeyValue, 0, len(op.t.base)+3)
 		attrs = append(attrs, op.t.base...)
-		attrs = append(attrs, operationNames[op.kind])
-		if err != nil {
-			attrs = append(attrs, errType)
-			if rpcCode >= 0 {
-				attrs = append(attrs, code)
-			}
+		attrs = append(attrs, operationNames[op.kind], errType)
+		if rpcCode >= 0 {
+			attrs = append(attrs, code)
 		}
-		ctx := context.Background()
-		if op.span != nil {
-			ctx = trace.ContextWithSpan(ctx, op.span) // the measurement's exemplar links to the span
-		}
-		op.meter.duration.Record(ctx, time.Since(op.start).Seconds(),
-			metric.WithAttributeSet(attribute.NewSet(attrs...)))
+		op.meter.duration.Record(ctx, d, metric.WithAttributeSet(attribute.NewSet(attrs...)))
 	}
 }
 

@@ -88,6 +88,7 @@ type GFE struct {
 	latency  metric.Int64Histogram
 	missing  metric.Int64Counter
 	base     []attribute.KeyValue
+	sets     *setCache // the connector's
 }
 
 // GFE returns the GFE instruments to use now, or nil when nobody listens
@@ -101,7 +102,7 @@ func (t *Telemetry) GFE() *GFE {
 		return g
 	}
 	meter := m.provider.Meter(ScopeName, t.meterOptions()...)
-	g := &GFE{provider: m.provider, base: t.base}
+	g := &GFE{provider: m.provider, base: t.base, sets: &t.sets}
 	var err error
 	if g.latency, err = meter.Int64Histogram(MetricGFELatency,
 		metric.WithDescription("Latency between Google's network receiving an RPC and reading back the first byte of the response"),
@@ -128,15 +129,12 @@ func (g *GFE) Record(ctx context.Context, method string, latency time.Duration, 
 	if g == nil {
 		return
 	}
-	attrs := make([]attribute.KeyValue, 0, len(g.base)+1)
-	attrs = append(attrs, g.base...)
-	attrs = append(attrs, KeyGRPCMethod.String(method))
-	opt := metric.WithAttributeSet(attribute.NewSet(attrs...))
+	o := g.sets.get(setKey{family: famGFE, s1: method}, g.base, KeyGRPCMethod.String(method))
 	if found {
-		g.latency.Record(ctx, latency.Milliseconds(), opt)
+		g.latency.Record(ctx, latency.Milliseconds(), o.rec...)
 		return
 	}
-	g.missing.Add(ctx, 1, opt)
+	g.missing.Add(ctx, 1, o.add...)
 }
 
 func (t *Telemetry) meterOptions() []metric.MeterOption {

@@ -54,11 +54,13 @@ type Config struct {
 type Telemetry struct {
 	cfg Config
 
-	base []attribute.KeyValue // db.system.name, db.namespace, server.*: every span and measurement
+	base      []attribute.KeyValue        // db.system.name, db.namespace, server.*: every span and measurement
+	spanAttrs [kinds][]attribute.KeyValue // base plus db.operation.name, per kind: what a span starts with (op.go)
 
 	tracing atomic.Pointer[tracerState]
 	meters  atomic.Pointer[meterState]
 	gfe     atomic.Pointer[GFE] // rpc.go
+	sets    setCache            // measurements' attribute sets (sets.go)
 }
 
 // New returns the telemetry cfg describes.
@@ -74,6 +76,7 @@ func New(cfg Config) *Telemetry {
 			t.base = append(t.base, KeyServerPort.Int(cfg.ServerPort))
 		}
 	}
+	t.spanAttrs = newSpanAttrs(t.base)
 	return t
 }
 
