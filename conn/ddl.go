@@ -88,12 +88,12 @@ func databaseStatement(st statement) string {
 func (c *Conn) runParsedDDL(ctx context.Context, first statement, stmts []string) (driver.Result, error) {
 	switch databaseStatement(first) {
 	case "CREATE":
-		return c.createDatabase(ctx, stmts[0], stmts[1:])
+		return ddlop.CreateDatabase(ctx, c.client.Telemetry(), stmts, func(ctx context.Context) (driver.Result, error) { return c.createDatabase(ctx, stmts[0], stmts[1:]) })
 	case "DROP":
 		if len(stmts) > 1 {
 			return nil, status.Error(codes.InvalidArgument, "spannerfast: DROP DATABASE cannot be sent in a batch with other statements")
 		}
-		return c.dropDatabase(ctx, first)
+		return ddlop.DropDatabase(ctx, c.client.Telemetry(), stmts[0], func(ctx context.Context) (driver.Result, error) { return c.dropDatabase(ctx, first) })
 	}
 	return c.updateDDL(ctx, stmts)
 }

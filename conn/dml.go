@@ -90,7 +90,7 @@ func (c *Conn) noteCommit(resp *spannerpb.CommitResponse) {
 // partitioned_dml, then the statement as a streaming query whose stats
 // carry a lower bound of the rows changed. Spanner may abort it; it is then
 // run again in a new partitioned transaction (partitioned DML must be
-// idempotent for this reason).
+// idempotent for this reason). It is one PartitionedUpdate span.
 func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRequest) (driver.Result, error) {
 	session, err := c.session(ctx)
 	if err != nil {
@@ -100,7 +100,7 @@ func (c *Conn) execPartitioned(ctx context.Context, tmpl *spannerpb.ExecuteSqlRe
 		Mode:                        &spannerpb.TransactionOptions_PartitionedDml_{PartitionedDml: &spannerpb.TransactionOptions_PartitionedDml{}},
 		ExcludeTxnFromChangeStreams: c.props().ExcludeTxnFromChangeStreams,
 	}
-	count, err := txnengine.RetryAborted(ctx, c.client.Telemetry(), txnengine.MaxAbortReplays, func() (int64, error) {
+	count, err := txnengine.RunPartitioned(ctx, c.client.Telemetry(), tmpl.GetSql(), tmpl.GetRequestOptions(), func(ctx context.Context) (int64, error) {
 		return c.partitionedOnce(ctx, session, opts, tmpl)
 	})
 	if err != nil {

@@ -136,10 +136,8 @@ func (c *Conn) applyAtLeastOnce(ctx context.Context, session string, ao stmtopts
 		req.MaxCommitDelay = durationpb.New(*ao.MaxCommitDelay)
 	}
 	ctx = c.client.SessionContext(ctx, session, true)
-	return txnengine.RetryAborted(ctx, c.client.Telemetry(), txnengine.MaxAbortReplays, func() (*spannerpb.CommitResponse, error) {
-		return txnengine.CallCommit(ctx, c.report("Commit"), func(ctx context.Context) (*spannerpb.CommitResponse, error) {
-			return c.client.Spanner().Commit(ctx, req)
-		})
+	return txnengine.ApplyAtLeastOnce(ctx, c.client.Telemetry(), req, c.report("Commit"), func(ctx context.Context) (*spannerpb.CommitResponse, error) {
+		return c.client.Spanner().Commit(ctx, req)
 	})
 }
 

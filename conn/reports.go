@@ -18,3 +18,6 @@ func (c *Conn) report(method string) transport.Report {
 
 // Telemetry is the connector's, for the transaction engine.
 func (h *txnHost) Telemetry() *telemetry.Telemetry { return h.client.Telemetry() }
+
+// Telemetry is the connector's telemetry (driver.RunTransaction reports its retries to it).
+func (c *Conn) Telemetry() *telemetry.Telemetry { return c.client.Telemetry() }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/internal/txn"
 )
@@ -96,7 +97,10 @@ func (e *PanicError) Unwrap() error {
 // transactions (f runs again instead), as with go-sql-spanner's
 // RunTransaction. f must not commit or roll back tx itself, and must be
 // safe to run more than once. When f returns an error or panics the
-// transaction is rolled back; a panic comes back as a *PanicError.
+// transaction is rolled back; a panic comes back as a *PanicError. Each
+// abort it retries is reported as an "abort" event (action "retry", with
+// the attempt's number) on the span of ctx and a record of the
+// connector's logger (docs/observability.md).
 func RunTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error) error {
 	_, err := runTransaction(ctx, db, opts, f, conn.TxnOptions{})
 	return err
@@ -132,8 +136,9 @@ func runTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func
 	}
 	o.Isolation = WithDisableRetryAborts(o.Isolation)
 	var resp *spanner.CommitResponse
+	var tel *telemetry.Telemetry // the connector's, learnt from an aborted attempt's connection
 	attempt := 0
-	err := txn.RetryOnAbort(ctx, func() error {
+	err := txn.RetryTransaction(ctx, func() *telemetry.Telemetry { return tel }, func() error {
 		attempt++
 		ao := to
 		if attempt > 1 && !o.ReadOnly && ao.BeginOption == "" {
@@ -144,7 +149,7 @@ func runTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func
 			set = func(c *conn.Conn) error { return c.SetNextTxnOptions(ao) }
 		}
 		var err error
-		resp, err = runOnce(ctx, db, &o, f, set)
+		resp, err = runOnce(ctx, db, &o, f, set, &tel)
 		return err
 	})
 	if err != nil {
@@ -154,13 +159,19 @@ func runTransaction(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func
 }
 
 // runOnce is one attempt, on a connection of its own that goes back to db
-// whatever f does.
-func runOnce(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, set func(*conn.Conn) error) (*spanner.CommitResponse, error) {
+// whatever f does. When the attempt is aborted and *tel is nil, *tel
+// becomes the connection's telemetry, to which the retry is reported.
+func runOnce(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, set func(*conn.Conn) error, tel **telemetry.Telemetry) (resp *spanner.CommitResponse, err error) {
 	c, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
+	defer func() {
+		if *tel == nil && txn.IsAborted(err) {
+			_ = withConn(c, func(sc *conn.Conn) error { *tel = sc.Telemetry(); return nil })
+		}
+	}()
 	if set != nil {
 		if err := withConn(c, func(sc *conn.Conn) error { return set(sc) }); err != nil {
 			return nil, err
@@ -180,7 +191,6 @@ func runOnce(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx co
 	if opts.ReadOnly {
 		return nil, nil
 	}
-	var resp *spanner.CommitResponse
 	err = withConn(c, func(sc *conn.Conn) error {
 		var err error
 		resp, err = sc.CommitResponse()

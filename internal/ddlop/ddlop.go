@@ -72,3 +72,25 @@ func Send(ctx context.Context, tel *telemetry.Telemetry, stmts []string, send fu
 	}
 	return op, applied, err
 }
+
+// CreateDatabase runs CREATE DATABASE (stmts: it and its extra
+// statements) with run as one CreateDatabase operation of tel, a child of
+// ctx's span, to the end of the wait run does for its long-running
+// operation; its span records the statements as UpdateDatabaseDdl's does.
+// The official client makes no span for its admin calls; the name follows
+// its pattern.
+func CreateDatabase[T any](ctx context.Context, tel *telemetry.Telemetry, stmts []string, run func(context.Context) (T, error)) (T, error) {
+	return database(ctx, tel, telemetry.CreateDatabase, stmts, run)
+}
+
+// DropDatabase runs DROP DATABASE (stmt) with run as one DropDatabase
+// operation of tel, a child of ctx's span.
+func DropDatabase[T any](ctx context.Context, tel *telemetry.Telemetry, stmt string, run func(context.Context) (T, error)) (T, error) {
+	return database(ctx, tel, telemetry.DropDatabase, []string{stmt}, run)
+}
+
+func database[T any](ctx context.Context, tel *telemetry.Telemetry, k telemetry.Kind, stmts []string, run func(context.Context) (T, error)) (out T, err error) {
+	ctx, op := tel.StartBatch(ctx, k, stmts)
+	defer op.EndErr(&err)
+	return run(ctx)
+}

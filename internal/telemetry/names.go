@@ -59,6 +59,7 @@ const (
 	Query                Kind = iota // a query, until its rows are closed or drained
 	Update                           // one DML statement
 	BatchUpdate                      // DML statements sent as one batch
+	PartitionedUpdate                // partitioned DML, its runs after aborts included
 	ReadWriteTransaction             // a read/write transaction from begin to commit or rollback
 	ReadOnlyTransaction              // a read-only transaction from begin to its end
 	BeginTransaction                 // an explicit BeginTransaction call
@@ -69,6 +70,8 @@ const (
 	PartitionQuery                   // the partitioning of a query
 	Partition                        // reading one partition of a partitioned query
 	CreateSession                    // the creation of a session
+	CreateDatabase                   // CREATE DATABASE and its long-running operation
+	DropDatabase                     // DROP DATABASE
 	kinds                            // count
 )
 
@@ -76,6 +79,7 @@ var kindNames = [kinds]string{
 	Query:                "Query",
 	Update:               "Update",
 	BatchUpdate:          "BatchUpdate",
+	PartitionedUpdate:    "PartitionedUpdate",
 	ReadWriteTransaction: "ReadWriteTransaction",
 	ReadOnlyTransaction:  "ReadOnlyTransaction",
 	BeginTransaction:     "BeginTransaction",
@@ -86,6 +90,8 @@ var kindNames = [kinds]string{
 	PartitionQuery:       "PartitionQuery",
 	Partition:            "Partition",
 	CreateSession:        "CreateSession",
+	CreateDatabase:       "CreateDatabase",
+	DropDatabase:         "DropDatabase",
 }
 
 // spanNames and operationNames are built once so that no operation builds a

@@ -43,6 +43,9 @@ func (t *Telemetry) Start(ctx context.Context, k Kind, query string) (context.Co
 	if tr == nil && m == nil {
 		return ctx, Op{}
 	}
+	if k == Query && ctx.Value(statementKey{}) != nil {
+		return ctx, Op{} // the statement's operation is open already
+	}
 	op := Op{t: t, meter: m, kind: k}
 	if tr != nil {
 		ctx, op.span = tr.Start(ctx, k.SpanName(), clientSpan...)
@@ -102,6 +105,25 @@ func (t *Telemetry) StartStatement(ctx context.Context, k Kind, text string, tag
 	ctx, op := t.Start(ctx, k, text)
 	if op.Recording() && tags != nil {
 		op.SetTags(tags.GetRequestTag(), tags.GetTransactionTag())
+	}
+	return ctx, op
+}
+
+// statementKey marks a context in which the statement's operation is open
+// already (partitioned DML's PartitionedUpdate): the query that runs the
+// statement starts no Query operation of its own, so what happens to its
+// stream (resumptions, its request id) is reported on the statement's span.
+type statementKey struct{}
+
+// StartPartitionedUpdate is StartStatement for partitioned DML: one
+// PartitionedUpdate operation from its first BeginTransaction to its last
+// row count, the runs after aborts included (as the official client's
+// span); the streaming query that runs it inside the returned context is
+// no Query operation.
+func (t *Telemetry) StartPartitionedUpdate(ctx context.Context, text string, tags Tags) (context.Context, Op) {
+	ctx, op := t.StartStatement(ctx, PartitionedUpdate, text, tags)
+	if op.Active() {
+		ctx = context.WithValue(ctx, statementKey{}, true)
 	}
 	return ctx, op
 }

@@ -342,7 +342,7 @@ func TestLogger(t *testing.T) {
 
 func TestKindNames(t *testing.T) {
 	seen := map[string]bool{}
-	for k := telemetry.Query; k <= telemetry.CreateSession; k++ {
+	for k := telemetry.Query; k <= telemetry.DropDatabase; k++ {
 		n := k.String()
 		if n == "" || n == "Unknown" || seen[n] {
 			t.Errorf("kind %d named %q", k, n)
@@ -354,5 +354,34 @@ func TestKindNames(t *testing.T) {
 	}
 	if telemetry.Kind(200).String() != "Unknown" {
 		t.Error("an unknown kind has a name")
+	}
+}
+
+// TestPartitionedUpdateOwnsItsQuery: partitioned DML is one
+// PartitionedUpdate span; the query that runs the statement in its
+// context starts no Query span (its events go on the PartitionedUpdate
+// span), while the other kinds still start theirs.
+func TestPartitionedUpdateOwnsItsQuery(t *testing.T) {
+	tel, sr, reader := recorded(t, telemetry.Config{})
+	ctx, pdml := tel.StartPartitionedUpdate(context.Background(), "UPDATE t SET x = 1 WHERE true", nil)
+	qctx, q := tel.Start(ctx, telemetry.Query, "UPDATE t SET x = 1 WHERE true")
+	if q.Active() || qctx != ctx {
+		t.Fatal("a Query started inside partitioned DML is an operation of its own")
+	}
+	_, begin := tel.Start(ctx, telemetry.CreateSession, "")
+	begin.End(nil)
+	pdml.End(nil)
+	var names []string
+	for _, s := range sr.Ended() {
+		names = append(names, s.Name())
+	}
+	if len(names) != 2 || names[0] != telemetry.CreateSession.SpanName() || names[1] != telemetry.SpanNamePrefix+"PartitionedUpdate" {
+		t.Fatalf("spans %v, want CreateSession and PartitionedUpdate", names)
+	}
+	if a := attrs(sr.Ended()[1].Attributes()); a[telemetry.KeyDBOperationName].AsString() != "PartitionedUpdate" || a[telemetry.KeyDBQueryText].AsString() == "" {
+		t.Errorf("PartitionedUpdate attributes %v", a)
+	}
+	if n := len(durations(t, reader)); n != 2 {
+		t.Errorf("%d duration points, want 2 (CreateSession, PartitionedUpdate)", n)
 	}
 }

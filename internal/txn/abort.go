@@ -37,23 +37,7 @@ func IsAborted(err error) bool {
 // is replayed instead. Each abort retried is reported to tel (an "abort"
 // event, action "retry"), and one given up on with action "return".
 func RetryAborted[T any](ctx context.Context, tel *telemetry.Telemetry, maxRetries int, attempt func() (T, error)) (T, error) {
-	bo := transport.Backoff{Report: transport.Report{Tel: tel, Event: telemetry.EventAbort, Action: telemetry.AbortRetry}}
-	for n := 0; ; n++ {
-		out, err := attempt()
-		if !IsAborted(err) {
-			return out, err
-		}
-		if n == maxRetries {
-			// The last abort goes to the caller.
-			if tel.Reporting(ctx, telemetry.LevelAbort) {
-				tel.Aborted(ctx, telemetry.Failure{Attempt: n + 1, Code: uint32(codes.Aborted), CodeName: codes.Aborted.String()}, telemetry.AbortReturn)
-			}
-			return out, err
-		}
-		if werr := bo.Wait(ctx, transport.Sleep, err, abortDelay(err)); werr != nil {
-			return out, werr
-		}
-	}
+	return retryAborted(ctx, tel, nil, maxRetries, attempt)
 }
 
 // RetryOnAbort runs f again, after the delay Spanner asked for (or a

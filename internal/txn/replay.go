@@ -62,12 +62,16 @@ func (e *dataChangedError) GRPCStatus() *status.Status { return status.New(codes
 // A replay that saw different data ends the transaction: every later
 // statement and the commit return that error. An abort that goes back to
 // the caller (replays off, or too many) is reported here, one that is
-// replayed by replayAfter.
+// replayed by replayAfter. The reports go on the transaction's span (the
+// statement's context, which database/sql gives, does not carry it).
 func (t *Txn) withAbortReplay(ctx context.Context, f func() error) error {
 	if t.failed != nil {
 		return t.failed
 	}
 	err := f()
+	if IsAborted(err) {
+		ctx = t.traced(ctx)
+	}
 	for n := 0; IsAborted(err) && !errors.Is(err, ErrAbortedDueToConcurrentModification); n++ {
 		if !t.Options.RetryAborts || n >= MaxAbortReplays {
 			t.reportAbort(ctx, err, 0, telemetry.AbortReturn)
