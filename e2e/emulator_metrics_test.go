@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"google.golang.org/grpc/codes"
 
+	sfdriver "github.com/spannerfast/spannerfast/driver"
 	"github.com/spannerfast/spannerfast/internal/emulatortest"
 	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
@@ -87,5 +88,42 @@ func TestEmulatorMetrics(t *testing.T) {
 		if got := collectMetrics(t, reader).total(telemetry.MetricOpenConnections); got != 0 {
 			t.Errorf("native=%v: after db.Close: %s = %d, want 0", native, telemetry.MetricOpenConnections, got)
 		}
+	}
+}
+
+// TestEmulatorMetricsBatchAndPartitions: on the emulator, a DML batch is
+// one ExecuteBatchDml operation, and a partitioned query reads its
+// partitions as results that are all closed at its end, with every row
+// counted among the rows returned.
+func TestEmulatorMetricsBatchAndPartitions(t *testing.T) {
+	t.Parallel()
+	ctx := emuCtx(t)
+	edb := emulatortest.NewDatabase(t, emulatortest.WithDDL(emuSingersDDL...))
+	db, reader := meteredDB(t, edb.DSN("autoConfigEmulator=true"))
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emuExec(t, ctx, c, "START BATCH DML")
+	emuExec(t, ctx, c, "INSERT INTO Singers (SingerId, Name) SELECT x, 'n' FROM UNNEST(GENERATE_ARRAY(1, 40)) AS x")
+	emuExec(t, ctx, c, "INSERT INTO Singers (SingerId, Name) SELECT x, 'n' FROM UNNEST(GENERATE_ARRAY(41, 50)) AS x")
+	emuExec(t, ctx, c, "RUN BATCH")
+	c.Close()
+	before := collectMetrics(t, reader)
+	if got := before.total(telemetry.MetricNativeOperationCount, nativeMethod("ExecuteBatchDml"), nativeStatus(codes.OK)); got != 1 {
+		t.Errorf("%s ExecuteBatchDml = %d, want 1", telemetry.MetricNativeOperationCount, got)
+	}
+	if got := emuInt64s(t, ctx, db, "SELECT SingerId FROM Singers", sfdriver.AutoPartition(2)); len(got) != 50 {
+		t.Fatalf("%d rows, want 50", len(got))
+	}
+	m := collectMetrics(t, reader)
+	if got := m.total(telemetry.MetricNativeOperationCount, nativeMethod("PartitionQuery"), nativeStatus(codes.OK)); got != 1 {
+		t.Errorf("%s PartitionQuery = %d, want 1", telemetry.MetricNativeOperationCount, got)
+	}
+	if got := m.total(telemetry.MetricOpenRows); got != 0 {
+		t.Errorf("after the partitioned query: %s = %d, want 0", telemetry.MetricOpenRows, got)
+	}
+	if got := m.since(before).sum(telemetry.MetricReturnedRows); got != 50 {
+		t.Errorf("the partitions' %s add up to %v, want 50", telemetry.MetricReturnedRows, got)
 	}
 }
