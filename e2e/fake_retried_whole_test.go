@@ -5,12 +5,14 @@ import (
 	"database/sql"
 	"log/slog"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
 // Work the driver runs again whole after an abort, on the scripted fake
@@ -127,4 +129,30 @@ func TestFakeRetriedWholeSpans(t *testing.T) {
 			map[string]any{"spanner.attempt": int64(1), "spanner.abort.action": "return"},
 			map[string]any{"spanner.attempt": int64(1), "spanner.abort.action": "retry"})
 	})
+}
+
+// TestFakeMetricsRunTransactionAbortCountedOnce: RunTransaction whose
+// commit Spanner aborts once counts one abort (action return, by the
+// attempt's transaction), not a second one for its retry, which is only
+// described (TestFakeRetriedWholeSpans).
+func TestFakeMetricsRunTransactionAbortCountedOnce(t *testing.T) {
+	ctx := context.Background()
+	s, _ := startTxnFake(t)
+	db, reader := meteredDB(t, fakeDSN(s))
+	if err := db.PingContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.WithRetryDelay(codes.Aborted, "aborted", time.Microsecond)})
+	attempts := 0
+	if err := sfdriver.RunTransaction(ctx, db, nil, func(ctx context.Context, tx *sql.Tx) error {
+		attempts++
+		_, err := tx.ExecContext(ctx, txnUpdate)
+		return err
+	}); err != nil || attempts != 2 {
+		t.Fatalf("RunTransaction = %v after %d attempts, want success after 2", err, attempts)
+	}
+	m := settled(t, s, reader)
+	if all, ret := m.total(telemetry.MetricAborts), m.total(telemetry.MetricAborts, telemetry.KeyAbortAction.String(telemetry.AbortReturn)); all != 1 || ret != 1 {
+		t.Errorf("%s = %d (return: %d), want 1 (return)", telemetry.MetricAborts, all, ret)
+	}
 }

@@ -156,6 +156,19 @@ func (t *Telemetry) Aborted(ctx context.Context, f Failure, action string) {
 		f.attrs(KeyAbortAction.String(action)))
 }
 
+// AbortRetried is Aborted for an abort counted already where it was
+// returned: a RunTransaction function's attempt, whose transaction counted
+// it with action AbortReturn. It is described (event, record) with action,
+// and not counted again, so that the aborts metric counts each ABORTED
+// once.
+func (t *Telemetry) AbortRetried(ctx context.Context, f Failure, action string) {
+	if !t.describing(ctx, LevelAbort) {
+		return
+	}
+	t.report(ctx, LevelAbort, EventAbort, "spannerfast: transaction aborted",
+		f.attrs(KeyAbortAction.String(action)))
+}
+
 // ReplayOutcome is how a replay ended (KeyReplayOutcome).
 type ReplayOutcome string
 

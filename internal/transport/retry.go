@@ -94,6 +94,9 @@ type Report struct {
 	// Token is the resume token the next attempt continues after
 	// (EventResume); nil: from the beginning.
 	Token []byte
+	// Counted: the abort was counted where it was returned
+	// (EventAbort): only describe it (Telemetry.AbortRetried).
+	Counted bool
 }
 
 // Attempts is how many failed attempts the backoff waited out.
@@ -117,7 +120,11 @@ func (b *Backoff) report(ctx context.Context, err error, delay time.Duration) {
 	f := telemetry.Failure{Method: r.Method, Attempt: b.attempts, Code: uint32(code), CodeName: code.String(), Delay: delay}
 	switch r.Event {
 	case telemetry.EventAbort:
-		r.Tel.Aborted(ctx, f, r.Action)
+		if r.Counted {
+			r.Tel.AbortRetried(ctx, f, r.Action)
+		} else {
+			r.Tel.Aborted(ctx, f, r.Action)
+		}
 	case telemetry.EventResume:
 		r.Tel.Resumed(ctx, f, r.Token)
 	default:

@@ -65,15 +65,19 @@ func ApplyAtLeastOnce(ctx context.Context, tel *telemetry.Telemetry, req *spanne
 // and a record of the connector's logger) to the telemetry tel returns
 // after the attempt: the connection the attempt ran on tells it, so nil
 // until one did.
+//
+// The aborts are not counted again (spannerfast.transaction.aborts): the
+// attempt's transaction counted each with action "return".
 func RetryTransaction(ctx context.Context, tel func() *telemetry.Telemetry, f func() error) error {
 	_, err := retryAborted(ctx, nil, tel, -1, func() (struct{}, error) { return struct{}{}, f() })
 	return err
 }
 
 // retryAborted is RetryAborted reporting to tel, or when telOf is not nil
-// to the telemetry it returns after each abort.
+// to the telemetry it returns after each abort (describing the aborts
+// only: RetryTransaction).
 func retryAborted[T any](ctx context.Context, tel *telemetry.Telemetry, telOf func() *telemetry.Telemetry, maxRetries int, attempt func() (T, error)) (T, error) {
-	bo := transport.Backoff{Report: transport.Report{Tel: tel, Event: telemetry.EventAbort, Action: telemetry.AbortRetry}}
+	bo := transport.Backoff{Report: transport.Report{Tel: tel, Event: telemetry.EventAbort, Action: telemetry.AbortRetry, Counted: telOf != nil}}
 	for n := 0; ; n++ {
 		out, err := attempt()
 		if !IsAborted(err) {
