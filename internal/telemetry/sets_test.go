@@ -151,3 +151,41 @@ func TestTracedQueryAllocatesWhatTheSDKDoes(t *testing.T) {
 	}
 	t.Logf("a traced query's operation: %.1f allocations, the SDK's own %.1f", ours, sdk)
 }
+
+// BenchmarkQueryTelemetry is what a point query asks of telemetry (aQuery)
+// with nobody listening (OpenTelemetry's global defaults), with an SDK
+// MeterProvider, and with an SDK TracerProvider and MeterProvider (every
+// span sampled, kept by a span recorder that is emptied as it goes).
+func BenchmarkQueryTelemetry(b *testing.B) {
+	b.Run("unheard", func(b *testing.B) {
+		tel := telemetry.New(telemetry.Config{Database: db})
+		b.ReportAllocs()
+		for b.Loop() {
+			aQuery(tel)
+		}
+	})
+	b.Run("metrics", func(b *testing.B) {
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		defer mp.Shutdown(context.Background())
+		tel := telemetry.New(telemetry.Config{Database: db, MeterProvider: mp})
+		b.ReportAllocs()
+		for b.Loop() {
+			aQuery(tel)
+		}
+	})
+	b.Run("traced", func(b *testing.B) {
+		sr := tracetest.NewSpanRecorder()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		defer tp.Shutdown(context.Background())
+		defer mp.Shutdown(context.Background())
+		tel := telemetry.New(telemetry.Config{Database: db, TracerProvider: tp, MeterProvider: mp})
+		b.ReportAllocs()
+		for b.Loop() {
+			aQuery(tel)
+			if len(sr.Ended()) > 1000 {
+				sr.Reset()
+			}
+		}
+	})
+}
