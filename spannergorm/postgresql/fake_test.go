@@ -13,6 +13,7 @@ import (
 
 	_ "github.com/spannerfast/spannerfast/driver"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
+	"github.com/spannerfast/spannerfast/spannergorm/internal/dialecttest"
 )
 
 // countZero answers every count(*) of the migrator: no such table.
@@ -66,4 +67,15 @@ func TestFakeAutoMigrateOneDDLRequest(t *testing.T) {
 	if checks != 3 {
 		t.Errorf("%d HasTable queries, want 3", checks)
 	}
+}
+
+// TestFakeSelectForUpdate: clause.Locking renders FOR UPDATE with a $1
+// parameter on a PostgreSQL database and runs in its transaction
+// (dialecttest.SelectForUpdate).
+func TestFakeSelectForUpdate(t *testing.T) {
+	dialecttest.SelectForUpdate(t, "POSTGRESQL",
+		`SELECT * FROM "locked_items" WHERE "locked_items"."id" = $1 FOR UPDATE`,
+		func(dsn string) (*gorm.DB, error) {
+			return gorm.Open(New(postgres.Config{DSN: dsn}), &gorm.Config{Logger: logger.Discard})
+		})
 }

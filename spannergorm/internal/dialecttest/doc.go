@@ -9,8 +9,10 @@
 // timestamps, IDENTITY keys, interleaved tables, foreign keys,
 // associations, transactions, RunTransaction under aborts, batches),
 // PrepareStmt (PrepareStmt) and an application written the way GORM's
-// documentation teaches (DocsApp). docs/gorm.md maps each to its test.
+// documentation teaches (DocsApp). One scenario runs on the fake server
+// instead, because the emulator refuses its SQL: GORM's locking clause
+// (SelectForUpdate). docs/gorm.md maps each to its test.
 //
-// It knows GORM and the testing package; it must not know either
-// dialector or the driver: the caller opens the database.
+// It knows GORM, the testing package and the fake server; it must not
+// know either dialector or the driver: the caller opens the database.
 package dialecttest

@@ -159,7 +159,8 @@ func DocsApp(t *testing.T, db *gorm.DB) {
 	}
 	// (The documentation's locking, clause.Locking{Strength: "UPDATE"},
 	// renders SELECT ... FOR UPDATE, which Spanner takes in both dialects
-	// but the emulator refuses in both, so it is not run here.)
+	// but the emulator refuses in both, so it is not run here:
+	// SelectForUpdate checks it on the fake server.)
 
 	// Upsert (the documentation's "On Conflict" examples)
 	must(t, db.Clauses(clause.OnConflict{DoNothing: true}).Create(&Company{ID: user.CompanyID, Name: "ignored"}).Error)
