@@ -1,8 +1,6 @@
 package conn
 
 import (
-	"context"
-
 	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 )
 
@@ -20,10 +18,6 @@ var ErrCommitOutcomeUnknown = txnengine.ErrCommitOutcomeUnknown
 // CommitOutcomeUnknownError is the error of a Commit whose outcome is
 // unknown (txn.CommitOutcomeUnknownError).
 type CommitOutcomeUnknownError = txnengine.CommitOutcomeUnknownError
-
-// RetryOnAbort runs f again for as long as it fails with ABORTED and ctx
-// lasts (txn.RetryOnAbort).
-func RetryOnAbort(ctx context.Context, f func() error) error { return txnengine.RetryOnAbort(ctx, f) }
 
 // BatchError is the error of a batch in which a statement failed
 // (txn.BatchError): BatchUpdateCounts has the update counts of the

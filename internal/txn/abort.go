@@ -40,16 +40,6 @@ func RetryAborted[T any](ctx context.Context, tel *telemetry.Telemetry, maxRetri
 	return retryAborted(ctx, tel, nil, maxRetries, attempt)
 }
 
-// RetryOnAbort runs f again, after the delay Spanner asked for (or a
-// backoff with jitter), for as long as it fails with ABORTED and ctx lasts.
-// f must be safe to run again: it is the unit of work Spanner aborted. When
-// ctx ends while waiting, the error is a *RetryStoppedError (errors.Is
-// matches both the context's error and the last abort).
-func RetryOnAbort(ctx context.Context, f func() error) error {
-	_, err := RetryAborted(ctx, nil, -1, func() (struct{}, error) { return struct{}{}, f() })
-	return err
-}
-
 // abortDelay is the wait an ABORTED error asks for (its RetryInfo), 0 if
 // none.
 func abortDelay(err error) time.Duration { return transport.ServerRetryDelay(status.Convert(err)) }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
@@ -30,13 +31,14 @@ func TestAbortDelay(t *testing.T) {
 	}
 }
 
-// TestRetryOnAbort: f runs again while it is aborted; other errors end it;
-// a context that ends during the wait stops it with an error matching both
-// the context and the abort.
-func TestRetryOnAbort(t *testing.T) {
+// TestRetryTransaction: f runs again while it is aborted; other errors end
+// it; a context that ends during the wait stops it with an error matching
+// both the context and the abort. (No telemetry: nobody to report to.)
+func TestRetryTransaction(t *testing.T) {
 	ctx := context.Background()
+	noTelemetry := func() *telemetry.Telemetry { return nil }
 	calls := 0
-	err := RetryOnAbort(ctx, func() error {
+	err := RetryTransaction(ctx, noTelemetry, func() error {
 		calls++
 		if calls < 3 {
 			return abortedAfter(time.Millisecond)
@@ -44,21 +46,21 @@ func TestRetryOnAbort(t *testing.T) {
 		return nil
 	})
 	if err != nil || calls != 3 {
-		t.Fatalf("RetryOnAbort = %v after %d calls, want nil after 3", err, calls)
+		t.Fatalf("RetryTransaction = %v after %d calls, want nil after 3", err, calls)
 	}
 	boom := status.Error(codes.InvalidArgument, "boom")
-	if err := RetryOnAbort(ctx, func() error { return boom }); err != boom {
-		t.Fatalf("RetryOnAbort = %v, want the non-abort error as is", err)
+	if err := RetryTransaction(ctx, noTelemetry, func() error { return boom }); err != boom {
+		t.Fatalf("RetryTransaction = %v, want the non-abort error as is", err)
 	}
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err = RetryOnAbort(short, func() error { return abortedAfter(time.Hour) })
+	err = RetryTransaction(short, noTelemetry, func() error { return abortedAfter(time.Hour) })
 	if !errors.Is(err, context.DeadlineExceeded) || status.Code(err) != codes.DeadlineExceeded || time.Since(start) > 10*time.Second {
-		t.Fatalf("RetryOnAbort with an ending context = %v", err)
+		t.Fatalf("RetryTransaction with an ending context = %v", err)
 	}
 	var stopped *transport.RetryStoppedError
 	if !errors.As(err, &stopped) || status.Code(stopped.Last) != codes.Aborted {
-		t.Fatalf("RetryOnAbort's error %v does not carry the abort", err)
+		t.Fatalf("RetryTransaction's error %v does not carry the abort", err)
 	}
 }

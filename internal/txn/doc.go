@@ -16,7 +16,7 @@
 // carry on from a new stream after a replay; their raw values obey the same
 // rule as any raw value: valid until the next Next. Work that returned
 // nothing to its caller yet is run again whole (RetryAborted,
-// RetryOnAbort). A Commit is retried only where it cannot have been
+// RetryTransaction). A Commit is retried only where it cannot have been
 // applied; otherwise its error is a *CommitOutcomeUnknownError
 // (ErrCommitOutcomeUnknown) and nothing is replayed (commit_outcome.go).
 // Aborts (replayed, retried whole or returned), replays with their outcome

@@ -59,8 +59,12 @@ func ApplyAtLeastOnce(ctx context.Context, tel *telemetry.Telemetry, req *spanne
 }
 
 // RetryTransaction runs f, one attempt of an application's transaction
-// function (driver.RunTransaction), again for as long as it fails with
-// ABORTED and ctx lasts, as RetryOnAbort. Each abort is reported (an
+// function (driver.RunTransaction, spannergorm.RunTransaction), again,
+// after the delay Spanner asked for (or a backoff with jitter), for as long
+// as it fails with ABORTED and ctx lasts. f must be safe to run again: it
+// is the unit of work Spanner aborted. When ctx ends while waiting, the
+// error is a *RetryStoppedError (errors.Is matches both the context's
+// error and the last abort). Each abort is reported (an
 // "abort" event on ctx's span, action "retry", with its attempt number,
 // and a record of the connector's logger) to the telemetry tel returns
 // after the attempt: the connection the attempt ran on tells it, so nil
