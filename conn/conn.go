@@ -533,7 +533,17 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 
 // Close releases the connection. The shared session and channels belong to
 // the connector and stay open.
+//
+// A transaction still open is rolled back first, so its locks go now
+// rather than when Spanner times it out: database/sql closes a connection
+// whose user left a transaction open (BEGIN without COMMIT, IsValid false)
+// without calling ResetSession. As go-sql-spanner's Close, the rollback's
+// failure is not the closer's: Spanner ends the transaction itself. Its
+// wait is bounded (txn.RollbackTimeout), as Close has no context.
 func (c *Conn) Close() error {
+	if c.tx != nil && !c.closed {
+		_ = c.rollback(context.Background())
+	}
 	c.closed = true
 	c.streamCtx.Close()
 	c.sessions.Close()
