@@ -109,6 +109,9 @@ func (s *sharedStep[T]) start(ctx, life context.Context, fn func(context.Context
 	parent, _ := ctx.Value(progressKey{}).(*stepProgress)
 	r := &stepRun[T]{done: make(chan struct{}), progress: &stepProgress{parent: parent}}
 	rctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), progressKey{}, r.progress))
+	if life == nil { // a Client not made by NewClient (tests)
+		life = context.Background()
+	}
 	stop := context.AfterFunc(life, cancel)
 	r.cancel = cancel
 	s.run = r
