@@ -531,15 +531,10 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the connection. The shared session and channels belong to
-// the connector and stay open.
-//
-// A transaction still open is rolled back first, so its locks go now
-// rather than when Spanner times it out: database/sql closes a connection
-// whose user left a transaction open (BEGIN without COMMIT, IsValid false)
-// without calling ResetSession. As go-sql-spanner's Close, the rollback's
-// failure is not the closer's: Spanner ends the transaction itself. Its
-// wait is bounded (txn.RollbackTimeout), as Close has no context.
+// Close releases the connection (the connector's session and channels stay
+// open). An open transaction (database/sql closes a connection left in one
+// without ResetSession) is rolled back, bounded by txn.RollbackTimeout; as
+// in go-sql-spanner its failure is not Close's: Spanner ends it itself.
 func (c *Conn) Close() error {
 	if c.tx != nil && !c.closed {
 		_ = c.rollback(context.Background())
