@@ -47,6 +47,9 @@ func Parse(s string) (*Config, error) {
 			return nil, &Error{Kind: ErrMalformed, Value: rest,
 				Reason: "want " + pathGrammar + " after the host " + quote(host) + ", got " + quote(rest)}
 		}
+		if reason := checkEndpoint(host); reason != "" {
+			return nil, invalid("endpoint", host, reason) // the prefix is the endpoint's value
+		}
 		c.Endpoint = host
 	}
 	if err := parsePath(c, rest); err != nil {
