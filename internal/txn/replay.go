@@ -279,12 +279,12 @@ type Rows struct {
 	inner   *rows.Rows
 	sum     *rows.Checksum
 	t       *Txn
-	ctx     context.Context
 	q       *query
 	end     error // io.EOF or the error that ended the rows, once one did
 	errs    rows.ErrorHook
 	endOut  error // what Next returns for end (errs applied)
 	closed  bool
+	cut     error // the query's context or deadline ended during a replay: what Next returns
 	scratch []driver.Value
 }
 
@@ -315,7 +315,10 @@ func (r *Rows) Next(dest []driver.Value) error {
 	if r.end != nil {
 		return r.endOut
 	}
-	err := r.t.withAbortReplay(r.ctx, func() error { return r.inner.Next(dest) })
+	if r.cut != nil {
+		return r.cut
+	}
+	err := r.t.withAbortReplay(r.q.ctx, func() error { return r.inner.Next(dest) })
 	if err != nil {
 		// end stays as the stream gave it: a replay compares with it.
 		r.end, r.endOut = err, err
@@ -333,8 +336,26 @@ func (r *Rows) Close() error {
 
 // replay reruns the query and reads as many rows as the application did,
 // comparing checksums; open rows continue on the new stream.
+//
+// The new stream of open rows is the query's: opened with the query's own
+// context and deadline, not with ctx, which is that of the statement whose
+// abort started the replay (an UPDATE, say) and which may end as soon as
+// that statement returns. Rows already ended or closed are only checked,
+// within the replay's ctx and a deadline from now. Open rows whose context
+// or deadline ended meanwhile are checked the same way and end with that
+// error (the stream they had would have).
 func (r *Rows) replay(ctx context.Context, t *Txn) error {
-	fresh, sum, err := t.openQuery(ctx, r.q)
+	d := t.host.StreamDeadline()
+	if r.end == nil && !r.closed {
+		if r.cut = r.q.expired(); r.cut == nil {
+			ctx, d = r.q.ctx, r.q.deadline
+		} else {
+			r.cut = rows.Hooked(r.errs, r.cut)
+			r.closed = true
+			r.inner.Close()
+		}
+	}
+	fresh, sum, err := t.openQuery(ctx, r.q, d)
 	if IsAborted(err) {
 		return err
 	}
@@ -382,5 +403,17 @@ func (r *Rows) replay(ctx context.Context, t *Txn) error {
 	}
 	r.inner.Close()
 	r.inner, r.sum = fresh, sum
+	return nil
+}
+
+// expired returns the error of a query whose own context or deadline has
+// ended (the error its stream would give), nil while it may still read.
+func (q *query) expired() error {
+	if err := q.ctx.Err(); err != nil {
+		return status.FromContextError(err).Err()
+	}
+	if q.deadline.Set && !time.Now().Before(q.deadline.At) {
+		return status.FromContextError(context.DeadlineExceeded).Err()
+	}
 	return nil
 }
