@@ -152,7 +152,11 @@ var errNoRowCount = status.Error(codes.Internal, "spannerfast: partitioned DML r
 // queryAutocommitDML runs DML with THEN RETURN through QueryContext outside
 // a transaction: in a read-write transaction of its own, reading every
 // returned row before the commit (so the rows handed out are the committed
-// ones) and replaying on abort like any read-write transaction.
+// ones). Nothing has reached the application before the commit, so an
+// abort runs the statement and the commit again whole in a new
+// transaction, as ExecContext's autocommit DML (and go-sql-spanner) do:
+// nothing is compared, since a key from a sequence or an IDENTITY column
+// differs on every run.
 func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSqlRequest, opts QueryOptions) (driver.Rows, error) {
 	if err := c.enterReadWrite(ctx); err != nil {
 		return nil, err
@@ -164,18 +168,28 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 	}
 	safe := false
 	opts.RawDecode = &safe // buffered values must own their memory
-	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.props().RetryAbortsInternally)
+	ro := c.rowsOptions(opts)
+	ro.Errors = nil // the rows are read here: their error is the statement's
+	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, false)
 	t.Options.LastStatement = true
 	req.RequestOptions = t.Tagged(req.RequestOptions)
-	r, err := c.txQuery(ctx, t, req, opts)
-	if err != nil {
-		t.RollbackAfterFailure(ctx)
-		return nil, err
-	}
-	buf, err := rows.Buffer(r)
-	if err == nil {
-		err = c.commitReplaying(ctx, t)
-	}
+	buf, err := txnengine.RetryAborted(ctx, c.client.Telemetry(), txnengine.MaxAbortReplays, func() (*rows.Buffered, error) {
+		t.Restart()
+		r, err := t.QueryOnce(ctx, req, ro)
+		if err != nil {
+			return nil, err
+		}
+		buf, err := rows.Buffer(r)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := t.CommitOnce(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.noteCommit(resp)
+		return buf, nil
+	})
 	if err != nil {
 		t.RollbackAfterFailure(ctx)
 		c.noteCommitOutcome(err)

@@ -131,6 +131,16 @@ func (t *Txn) Query(ctx context.Context, req *spannerpb.ExecuteSqlRequest, ro ro
 	return tr, nil
 }
 
+// QueryOnce runs a query in the transaction once, neither replaying nor
+// logging it: work whose rows nobody has seen yet (autocommit DML with THEN
+// RETURN, whose rows are read whole before its commit) runs again whole
+// after an abort instead, in a new transaction, with nothing to compare.
+func (t *Txn) QueryOnce(ctx context.Context, req *spannerpb.ExecuteSqlRequest, ro rows.Options) (*rows.Rows, error) {
+	q := &query{req: req, ro: ro, ctx: ctx, deadline: t.host.StreamDeadline()}
+	r, _, err := t.openQuery(ctx, q, q.deadline)
+	return r, err
+}
+
 // DML is one DML statement or a batch of them.
 type DML struct {
 	Req   *spannerpb.ExecuteSqlRequest                  // one statement
