@@ -41,14 +41,55 @@ type replayable interface {
 	replay(ctx context.Context, t *Txn) error
 }
 
-// dataChangedError says which statement's replay differed.
+// dataChangedError says which statement's replay differed, and how. Its
+// text quotes the statement (and the errors that differed, which may quote
+// it too); ErrorWithoutStatement leaves both out, for telemetry that must
+// not carry statement text (internal/telemetry's StatementFree).
 type dataChangedError struct {
 	sql    string
-	detail string
+	detail string // what differed, quoting neither a statement nor an error
+	// ended: the statement ended differently, got this time and first the
+	// first time (nil: no error, io.EOF: the end of the rows).
+	ended      bool
+	got, first error
 }
 
+var _ telemetry.StatementFree = (*dataChangedError)(nil)
+
 func (e *dataChangedError) Error() string {
-	return fmt.Sprintf("%v: replaying %q: %s", ErrAbortedDueToConcurrentModification, e.sql, e.detail)
+	return fmt.Sprintf("%v: replaying %q: %s", ErrAbortedDueToConcurrentModification, e.sql, e.what(true))
+}
+
+// ErrorWithoutStatement is the text without the statement, and with the
+// gRPC codes of the errors that differed instead of their texts.
+func (e *dataChangedError) ErrorWithoutStatement() string {
+	return fmt.Sprintf("%v: replaying a statement: %s", ErrAbortedDueToConcurrentModification, e.what(false))
+}
+
+func (e *dataChangedError) what(full bool) string {
+	if !e.ended {
+		return e.detail
+	}
+	return fmt.Sprintf("%s: %s, first time %s", e.detail, endText(e.got, full), endText(e.first, full))
+}
+
+// errAnotherRow is what a replayed query gave where the first run ended.
+var errAnotherRow = errors.New("another row")
+
+// endText describes how a statement ended: with its error's text (full) or
+// only its code.
+func endText(err error, full bool) string {
+	switch {
+	case err == nil:
+		return "no error"
+	case err == io.EOF:
+		return "the end of the rows"
+	case err == errAnotherRow:
+		return err.Error()
+	case full:
+		return err.Error()
+	}
+	return "error code " + status.Code(err).String()
 }
 
 func (e *dataChangedError) Is(target error) bool {
@@ -243,7 +284,7 @@ func (r *dmlRecord) replay(ctx context.Context, t *Txn) error {
 		return err
 	}
 	if !sameError(err, r.err) {
-		return &dataChangedError{sql: r.stmt.describe(), detail: fmt.Sprintf("error %v, first time %v", err, r.err)}
+		return &dataChangedError{sql: r.stmt.describe(), detail: "error", ended: true, got: err, first: r.err}
 	}
 	if !reflect.DeepEqual(counts, r.counts) {
 		return &dataChangedError{sql: r.stmt.describe(), detail: fmt.Sprintf("update counts %v, first time %v", counts, r.counts)}
@@ -363,7 +404,7 @@ func (r *Rows) replay(ctx context.Context, t *Txn) error {
 		if r.sum.Rows() == 0 && sameError(err, r.end) {
 			return nil // it failed the same way at the start
 		}
-		return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("error %v at the start", err)}
+		return &dataChangedError{sql: r.q.req.GetSql(), detail: "error at the start", ended: true, got: err, first: r.end}
 	}
 	if len(r.scratch) < len(fresh.Columns()) {
 		r.scratch = make([]driver.Value, len(fresh.Columns()))
@@ -391,9 +432,9 @@ func (r *Rows) replay(ctx context.Context, t *Txn) error {
 		}
 		if err != r.end && !sameError(err, r.end) {
 			if err == nil {
-				err = errors.New("another row")
+				err = errAnotherRow
 			}
-			return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("after %d rows: %v, first time %v", want, err, r.end)}
+			return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("after %d rows", want), ended: true, got: err, first: r.end}
 		}
 		return nil
 	}
