@@ -9,6 +9,7 @@ import (
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
@@ -90,5 +91,66 @@ func TestFakeReplayedRowsKeepQueryContext(t *testing.T) {
 	rows.Close()
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFakeReplayedRowsPastTheirDeadline: open rows whose own
+// statement_timeout deadline passed before a replay are not reopened (their
+// stream would have ended there): the replay checks the rows the
+// application read, within its own deadline, the statement that started it
+// succeeds and the transaction commits, and the rows end with
+// DEADLINE_EXCEEDED, as the stream they had did.
+func TestFakeReplayedRowsPastTheirDeadline(t *testing.T) {
+	ctx := context.Background()
+	s := fakespanner.Start(t)
+	const query = "SELECT n FROM numbers ORDER BY n"
+	s.AddResult(query, &fakespanner.Result{ResultSet: int64Rows(1, 2, 3, 4, 5, 6), Split: fakespanner.SplitOptions{MaxValues: 1},
+		// After three rows the stream waits until the client gives up.
+		Faults: []fakespanner.Fault{{AfterMessage: 3, Hang: true, Times: -1}}})
+	s.AddResult(txnUpdate, fakespanner.DML(3))
+	const timeout = time.Second
+	db := openFake(t, s, "statement_timeout="+timeout.String())
+
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []int64
+	for range 3 {
+		var n int64
+		if !rows.Next() {
+			t.Fatalf("after %v: no row: %v", got, rows.Err())
+		}
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, n)
+	}
+	time.Sleep(timeout + 200*time.Millisecond) // the query's deadline passes
+	s.AddMethodFault("ExecuteSql", fakespanner.Fault{Err: fakespanner.WithRetryDelay(codes.Aborted, "aborted", time.Millisecond)})
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatalf("UPDATE (aborted once, replayed): %v", err)
+	}
+	if n := len(s.RequestsFor("ExecuteStreamingSql")); n != 2 {
+		t.Fatalf("%d query requests, want 2: the replay checks the rows read", n)
+	}
+	if rows.Next() {
+		t.Fatalf("a row after the query's deadline")
+	}
+	if err := rows.Err(); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("rows after the replay: %v, want DEADLINE_EXCEEDED", err)
+	}
+	rows.Close()
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[1 2 3]" {
+		t.Fatalf("rows %v", got)
 	}
 }
