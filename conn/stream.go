@@ -82,9 +82,10 @@ func (b *inlineBegin) Began(id []byte, readTS time.Time) {
 }
 
 // streamBeginning is stream, bounded by d, for a request that may begin a
-// transaction inline (a query in a transaction). It also returns the new transaction's id and read timestamp,
-// which the first rows carry unless the attempt that named them broke off
-// before any row was handed out and the query restarted by id (inlineBegin).
+// transaction inline (a query in a transaction). It also returns the new
+// transaction's id and read timestamp, which the first rows carry unless
+// the attempt that named them broke off before any row was handed out and
+// the query restarted by id (inlineBegin).
 func (c *Conn) streamBeginning(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options, d txnengine.Deadline) (*rows.Rows, []byte, time.Time, error) {
 	qr := new(queryRows)
 	r, err := c.streamUntil(ctx, qr, req, leader, ro, d.At, d.Set)

@@ -238,8 +238,9 @@ func (op *Op) Event(name string, attrs ...attribute.KeyValue) {
 }
 
 // End ends op: err nil is success; otherwise the span gets status Error,
-// the error recorded (its text as errorText gives it) and its gRPC code, and the duration is recorded with
-// the same status. A second End does nothing.
+// the error recorded (with the text errorText gives) and its gRPC code,
+// and the duration is recorded with the same status. A second End does
+// nothing.
 func (op *Op) End(err error) {
 	if op.t == nil || op.has&ended != 0 {
 		return

@@ -325,7 +325,8 @@ type Rows struct {
 	errs    rows.ErrorHook
 	endOut  error // what Next returns for end (errs applied)
 	closed  bool
-	cut     error // the query's context or deadline ended during a replay: what Next returns
+	cut     error // the query's context or deadline had ended at a replay
+	cutOut  error // what Next returns for cut (errs applied, at the first Next)
 	scratch []driver.Value
 }
 
@@ -357,7 +358,10 @@ func (r *Rows) Next(dest []driver.Value) error {
 		return r.endOut
 	}
 	if r.cut != nil {
-		return r.cut
+		if r.cutOut == nil {
+			r.cutOut = rows.Hooked(r.errs, r.cut)
+		}
+		return r.cutOut
 	}
 	err := r.t.withAbortReplay(r.q.ctx, func() error { return r.inner.Next(dest) })
 	if err != nil {
@@ -391,7 +395,6 @@ func (r *Rows) replay(ctx context.Context, t *Txn) error {
 		if r.cut = r.q.expired(); r.cut == nil {
 			ctx, d = r.q.ctx, r.q.deadline
 		} else {
-			r.cut = rows.Hooked(r.errs, r.cut)
 			r.closed = true
 			r.inner.Close()
 		}
