@@ -41,31 +41,18 @@ func (c *Conn) execAutocommit(ctx context.Context, s *txnengine.DML, keyword str
 	if s.Req != nil {
 		s.Req.RequestOptions = t.Tagged(s.Req.RequestOptions)
 	}
-	res, err := txnengine.RetryAborted(ctx, c.client.Telemetry(), txnengine.MaxAbortReplays, func() (*Result, error) {
-		t.Restart()
+	res, resp, err := txnengine.RunAutocommit(ctx, &t.Txn, func() (driver.Result, error) {
 		counts, rs, err := t.RunDML(ctx, s)
 		if err != nil {
 			return nil, err
 		}
 		// Check the result before committing: a THEN RETURN that
 		// ExecContext cannot report must not be applied.
-		res, err := dmlResult(counts, rs, keyword)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := t.CommitOnce(ctx)
-		if err != nil {
-			return nil, err
-		}
-		c.noteCommit(resp)
-		return res, nil
+		return dmlResult(counts, rs, keyword)
 	})
-	if err != nil {
-		t.RollbackAfterFailure(ctx)
-		c.noteCommitOutcome(err)
-		return nil, err
-	}
-	return res, nil
+	c.noteCommit(resp)
+	c.noteCommitOutcome(err)
+	return res, err
 }
 
 // noteCommitOutcome marks the connection for discarding after work that
@@ -152,11 +139,8 @@ var errNoRowCount = status.Error(codes.Internal, "spannerfast: partitioned DML r
 // queryAutocommitDML runs DML with THEN RETURN through QueryContext outside
 // a transaction: in a read-write transaction of its own, reading every
 // returned row before the commit (so the rows handed out are the committed
-// ones). Nothing has reached the application before the commit, so an
-// abort runs the statement and the commit again whole in a new
-// transaction, as ExecContext's autocommit DML (and go-sql-spanner) do:
-// nothing is compared, since a key from a sequence or an IDENTITY column
-// differs on every run.
+// ones). An abort runs both again whole, comparing nothing
+// (txnengine.RunAutocommit), as go-sql-spanner does.
 func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSqlRequest, opts QueryOptions) (driver.Rows, error) {
 	if err := c.enterReadWrite(ctx); err != nil {
 		return nil, err
@@ -173,27 +157,14 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, false)
 	t.Options.LastStatement = true
 	req.RequestOptions = t.Tagged(req.RequestOptions)
-	buf, err := txnengine.RetryAborted(ctx, c.client.Telemetry(), txnengine.MaxAbortReplays, func() (*rows.Buffered, error) {
-		t.Restart()
+	buf, resp, err := txnengine.RunAutocommit(ctx, &t.Txn, func() (driver.Rows, error) {
 		r, err := t.QueryOnce(ctx, req, ro)
 		if err != nil {
 			return nil, err
 		}
-		buf, err := rows.Buffer(r)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := t.CommitOnce(ctx)
-		if err != nil {
-			return nil, err
-		}
-		c.noteCommit(resp)
-		return buf, nil
+		return rows.Buffer(r)
 	})
-	if err != nil {
-		t.RollbackAfterFailure(ctx)
-		c.noteCommitOutcome(err)
-		return nil, err
-	}
-	return buf, nil
+	c.noteCommit(resp)
+	c.noteCommitOutcome(err)
+	return buf, err
 }

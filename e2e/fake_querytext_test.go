@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"log/slog"
 	"reflect"
@@ -12,15 +11,11 @@ import (
 	"testing"
 	"time"
 
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
-	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
 )
 
@@ -78,25 +73,8 @@ func TestFakeQueryTextOmittedEverywhere(t *testing.T) {
 	s.AddResult(badUpdate, &fakespanner.Result{ResultSet: fakespanner.DML(1).ResultSet, Faults: []fakespanner.Fault{{Err: syntaxError(badUpdate), Times: -1}}})
 
 	logs := new(syncBuffer)
-	spans := tracetest.NewSpanRecorder()
-	reader := sdkmetric.NewManualReader()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	cfg, err := dsn.Parse(fakeDSN(s, "disable_query_text_in_traces=true"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := sfdriver.NewConnector(cfg, sfdriver.WithTracerProvider(tp), sfdriver.WithMeterProvider(mp),
-		sfdriver.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := sql.OpenDB(c)
-	t.Cleanup(func() {
-		db.Close()
-		_ = tp.Shutdown(context.Background())
-		_ = mp.Shutdown(context.Background())
-	})
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	db, k := openTracedWith(t, s, []sfdriver.ConnectorOption{sfdriver.WithLogger(logger)}, "disable_query_text_in_traces=true")
 
 	// The application's errors keep the statement.
 	keepsText := func(what string, err error, changed bool) {
@@ -142,10 +120,10 @@ func TestFakeQueryTextOmittedEverywhere(t *testing.T) {
 	keepsText("refused autocommit UPDATE", err, false)
 
 	var rm metricdata.ResourceMetrics
-	if err := reader.Collect(ctx, &rm); err != nil {
+	if err := k.reader.Collect(ctx, &rm); err != nil {
 		t.Fatal(err)
 	}
-	ended := spans.Ended()
+	ended := k.spans.Ended()
 	recorded := map[string][]string{"logs": {logs.String()}}
 	for _, sp := range ended {
 		recorded["span "+sp.Name()] = append(recorded["span "+sp.Name()], stringsIn(sp)...)
