@@ -41,31 +41,18 @@ func (c *Conn) execAutocommit(ctx context.Context, s *txnengine.DML, keyword str
 	if s.Req != nil {
 		s.Req.RequestOptions = t.Tagged(s.Req.RequestOptions)
 	}
-	res, err := txnengine.RetryAborted(ctx, c.client.Telemetry(), txnengine.MaxAbortReplays, func() (*Result, error) {
-		t.Restart()
+	res, resp, err := txnengine.RunAutocommit(ctx, &t.Txn, func() (driver.Result, error) {
 		counts, rs, err := t.RunDML(ctx, s)
 		if err != nil {
 			return nil, err
 		}
 		// Check the result before committing: a THEN RETURN that
 		// ExecContext cannot report must not be applied.
-		res, err := dmlResult(counts, rs, keyword)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := t.CommitOnce(ctx)
-		if err != nil {
-			return nil, err
-		}
-		c.noteCommit(resp)
-		return res, nil
+		return dmlResult(counts, rs, keyword)
 	})
-	if err != nil {
-		t.RollbackAfterFailure(ctx)
-		c.noteCommitOutcome(err)
-		return nil, err
-	}
-	return res, nil
+	c.noteCommit(resp)
+	c.noteCommitOutcome(err)
+	return res, err
 }
 
 // noteCommitOutcome marks the connection for discarding after work that
@@ -152,7 +139,8 @@ var errNoRowCount = status.Error(codes.Internal, "spannerfast: partitioned DML r
 // queryAutocommitDML runs DML with THEN RETURN through QueryContext outside
 // a transaction: in a read-write transaction of its own, reading every
 // returned row before the commit (so the rows handed out are the committed
-// ones) and replaying on abort like any read-write transaction.
+// ones). An abort runs both again whole, comparing nothing
+// (txnengine.RunAutocommit), as go-sql-spanner does.
 func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSqlRequest, opts QueryOptions) (driver.Rows, error) {
 	if err := c.enterReadWrite(ctx); err != nil {
 		return nil, err
@@ -164,22 +152,19 @@ func (c *Conn) queryAutocommitDML(ctx context.Context, req *spannerpb.ExecuteSql
 	}
 	safe := false
 	opts.RawDecode = &safe // buffered values must own their memory
-	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, c.props().RetryAbortsInternally)
+	ro := c.rowsOptions(opts)
+	ro.Errors = nil // the rows are read here: their error is the statement's
+	t := c.newReadWrite(session, spannerpb.TransactionOptions_ISOLATION_LEVEL_UNSPECIFIED, false)
 	t.Options.LastStatement = true
 	req.RequestOptions = t.Tagged(req.RequestOptions)
-	r, err := c.txQuery(ctx, t, req, opts)
-	if err != nil {
-		t.RollbackAfterFailure(ctx)
-		return nil, err
-	}
-	buf, err := rows.Buffer(r)
-	if err == nil {
-		err = c.commitReplaying(ctx, t)
-	}
-	if err != nil {
-		t.RollbackAfterFailure(ctx)
-		c.noteCommitOutcome(err)
-		return nil, err
-	}
-	return buf, nil
+	buf, resp, err := txnengine.RunAutocommit(ctx, &t.Txn, func() (driver.Rows, error) {
+		r, err := t.QueryOnce(ctx, req, ro)
+		if err != nil {
+			return nil, err
+		}
+		return rows.Buffer(r)
+	})
+	c.noteCommit(resp)
+	c.noteCommitOutcome(err)
+	return buf, err
 }

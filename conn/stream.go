@@ -10,6 +10,7 @@ import (
 	"github.com/spannerfast/spannerfast/internal/stream"
 	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
+	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 	"github.com/spannerfast/spannerfast/rows"
 )
 
@@ -80,13 +81,14 @@ func (b *inlineBegin) Began(id []byte, readTS time.Time) {
 	b.ts = readTS
 }
 
-// streamBeginning is stream for a request that may begin a transaction
-// inline. It also returns the new transaction's id and read timestamp,
-// which the first rows carry unless the attempt that named them broke off
-// before any row was handed out and the query restarted by id (inlineBegin).
-func (c *Conn) streamBeginning(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, []byte, time.Time, error) {
+// streamBeginning is stream, bounded by d, for a request that may begin a
+// transaction inline (a query in a transaction). It also returns the new
+// transaction's id and read timestamp, which the first rows carry unless
+// the attempt that named them broke off before any row was handed out and
+// the query restarted by id (inlineBegin).
+func (c *Conn) streamBeginning(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options, d txnengine.Deadline) (*rows.Rows, []byte, time.Time, error) {
 	qr := new(queryRows)
-	r, err := c.streamIn(ctx, qr, req, leader, ro)
+	r, err := c.streamUntil(ctx, qr, req, leader, ro, d.At, d.Set)
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}

@@ -97,8 +97,15 @@ func (h *txnHost) RPCPriority() spannerpb.RequestOptions_Priority {
 	return (*Conn)(h).props().RPCPriority.Proto()
 }
 
-func (h *txnHost) OpenStream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, []byte, time.Time, error) {
-	return (*Conn)(h).streamBeginning(ctx, req, leader, ro)
+// StreamDeadline is statement_timeout from now, or the transaction's
+// transaction_timeout deadline if earlier.
+func (h *txnHost) StreamDeadline() txnengine.Deadline {
+	d, ok := (*Conn)(h).statementDeadline()
+	return txnengine.Deadline{At: d, Set: ok}
+}
+
+func (h *txnHost) OpenStream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options, d txnengine.Deadline) (*rows.Rows, []byte, time.Time, error) {
+	return (*Conn)(h).streamBeginning(ctx, req, leader, ro, d)
 }
 
 // Tx is the driver.Tx of a connection's transaction.

@@ -31,6 +31,12 @@ type telemetrySinks struct {
 // new in-memory sinks.
 func openTraced(t *testing.T, s *fakespanner.Server, props ...string) (*sql.DB, *telemetrySinks) {
 	t.Helper()
+	return openTracedWith(t, s, nil, props...)
+}
+
+// openTracedWith is openTraced with more connector options (a logger).
+func openTracedWith(t *testing.T, s *fakespanner.Server, opts []sfdriver.ConnectorOption, props ...string) (*sql.DB, *telemetrySinks) {
+	t.Helper()
 	k := &telemetrySinks{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader()}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(k.spans))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(k.reader))
@@ -38,7 +44,8 @@ func openTraced(t *testing.T, s *fakespanner.Server, props ...string) (*sql.DB, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := sfdriver.NewConnector(cfg, sfdriver.WithTracerProvider(tp), sfdriver.WithMeterProvider(mp))
+	opts = append([]sfdriver.ConnectorOption{sfdriver.WithTracerProvider(tp), sfdriver.WithMeterProvider(mp)}, opts...)
+	c, err := sfdriver.NewConnector(cfg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

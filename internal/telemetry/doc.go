@@ -13,6 +13,9 @@
 //   - Op, which starts an operation (its span and its start time) and ends
 //     it (the span's status and the db.client.operation.duration metric) in
 //     one place, so that traces and metrics never disagree;
+//   - the text recorded for an error (errtext.go): its own, or, when the
+//     connector leaves statement text out, one that cannot quote a
+//     statement (StatementFree, else its gRPC code);
 //   - the logger (none unless given in code) and span events that cost
 //     nothing when the span does not record;
 //   - the reports of what the driver does on its own after a failure

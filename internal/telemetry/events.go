@@ -212,7 +212,7 @@ func (t *Telemetry) Replayed(ctx context.Context, r Replay) {
 		KeyReplayOutcome.String(string(r.Outcome)),
 	}
 	if r.Err != nil {
-		a = append(a, KeyErrorMessage.String(r.Err.Error()))
+		a = append(a, KeyErrorMessage.String(t.errorText(r.Err)))
 	}
 	t.report(ctx, level, EventReplay, msg, a)
 }

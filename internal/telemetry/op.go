@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -239,8 +238,9 @@ func (op *Op) Event(name string, attrs ...attribute.KeyValue) {
 }
 
 // End ends op: err nil is success; otherwise the span gets status Error,
-// the error recorded and its gRPC code, and the duration is recorded with
-// the same status. A second End does nothing.
+// the error recorded (with the text errorText gives) and its gRPC code,
+// and the duration is recorded with the same status. A second End does
+// nothing.
 func (op *Op) End(err error) {
 	if op.t == nil || op.has&ended != 0 {
 		return
@@ -267,8 +267,7 @@ func (op *Op) End(err error) {
 				if rpcCode >= 0 {
 					op.span.SetAttributes(code, KeyRPCGRPCStatus.Int64(rpcCode))
 				}
-				op.span.RecordError(err)
-				op.span.SetStatus(codes.Error, err.Error())
+				op.t.recordError(op.span, err)
 			}
 		}
 		op.span.End()

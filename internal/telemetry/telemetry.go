@@ -28,7 +28,10 @@ type Config struct {
 
 	// DisableTracing makes no spans (metrics are still recorded).
 	DisableTracing bool
-	// OmitQueryText leaves db.query.text out of spans.
+	// OmitQueryText leaves statements' text out of all telemetry:
+	// db.query.text out of spans, and the text of errors, which may quote
+	// a statement, out of span statuses, events and log records
+	// (errtext.go).
 	OmitQueryText bool
 	// DisableNativeMetrics leaves out the official client's built-in
 	// metrics (the spanner/client/ ones, clientmetrics.go), as
@@ -95,7 +98,8 @@ func (t *Telemetry) Logging(ctx context.Context, level slog.Level) bool {
 	return l != nil && l.Enabled(ctx, level)
 }
 
-// QueryText reports whether spans carry db.query.text.
+// QueryText reports whether telemetry may carry statements' text:
+// db.query.text and errors' own texts.
 func (t *Telemetry) QueryText() bool { return t != nil && !t.cfg.OmitQueryText }
 
 // tracerState is the tracer of one provider, found listening or not. It is

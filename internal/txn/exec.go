@@ -19,10 +19,14 @@ import (
 // inline when they are its first statement (Txn.run).
 
 // query is a query to run in a transaction: the request without its
-// selector and sequence number, and how to decode its rows.
+// selector and sequence number, how to decode its rows, and the context
+// and deadline it was opened with (a replay reopens its open rows with
+// both, see Rows.replay).
 type query struct {
-	req *spannerpb.ExecuteSqlRequest
-	ro  rows.Options
+	req      *spannerpb.ExecuteSqlRequest
+	ro       rows.Options
+	ctx      context.Context
+	deadline Deadline
 }
 
 // attemptRequest returns a copy of a statement's request for one attempt
@@ -48,10 +52,10 @@ func (t *Txn) attemptRequest(tmpl *spannerpb.ExecuteSqlRequest, sel *spannerpb.T
 	return req
 }
 
-// openQuery starts a query in the transaction. In a read-write transaction
-// its rows report precommit tokens and, when aborts are replayed, are
-// checksummed.
-func (t *Txn) openQuery(ctx context.Context, q *query) (*rows.Rows, *rows.Checksum, error) {
+// openQuery starts a query in the transaction, its stream bounded by d. In
+// a read-write transaction its rows report precommit tokens and, when
+// aborts are replayed, are checksummed.
+func (t *Txn) openQuery(ctx context.Context, q *query, d Deadline) (*rows.Rows, *rows.Checksum, error) {
 	var (
 		r   *rows.Rows
 		sum *rows.Checksum
@@ -71,7 +75,7 @@ func (t *Txn) openQuery(ctx context.Context, q *query) (*rows.Rows, *rows.Checks
 				ro.Checksum = sum
 			}
 		}
-		opened, id, readTS, err := t.host.OpenStream(t.traced(ctx), t.attemptRequest(q.req, sel), t.leader(), ro)
+		opened, id, readTS, err := t.host.OpenStream(t.traced(ctx), t.attemptRequest(q.req, sel), t.leader(), ro, d)
 		if err != nil {
 			return nil, err
 		}
@@ -93,12 +97,12 @@ func (t *Txn) openQuery(ctx context.Context, q *query) (*rows.Rows, *rows.Checks
 // transaction are a *rows.Rows; those of a read-write one are *Rows, which
 // carry on after a replay.
 func (t *Txn) Query(ctx context.Context, req *spannerpb.ExecuteSqlRequest, ro rows.Options) (driver.Rows, error) {
-	q := &query{req: req, ro: ro}
+	q := &query{req: req, ro: ro, ctx: ctx, deadline: t.host.StreamDeadline()}
 	if t.readOnly {
 		if t.failed != nil {
 			return nil, t.failed
 		}
-		r, _, err := t.openQuery(ctx, q)
+		r, _, err := t.openQuery(ctx, q, q.deadline)
 		if err != nil {
 			return nil, err
 		}
@@ -110,9 +114,9 @@ func (t *Txn) Query(ctx context.Context, req *spannerpb.ExecuteSqlRequest, ro ro
 	hook := ro.Errors
 	q.ro.Errors = nil
 	err := t.withAbortReplay(ctx, func() error {
-		r, sum, err := t.openQuery(ctx, q)
+		r, sum, err := t.openQuery(ctx, q, q.deadline)
 		if err == nil {
-			tr = &Rows{inner: r, sum: sum, t: t, ctx: ctx, q: q, errs: hook}
+			tr = &Rows{inner: r, sum: sum, t: t, q: q, errs: hook}
 		}
 		return err
 	})
@@ -125,6 +129,16 @@ func (t *Txn) Query(ctx context.Context, req *spannerpb.ExecuteSqlRequest, ro ro
 	}
 	t.record(tr)
 	return tr, nil
+}
+
+// QueryOnce runs a query in the transaction once, neither replaying nor
+// logging it: work whose rows nobody has seen yet (autocommit DML with THEN
+// RETURN, whose rows are read whole before its commit) runs again whole
+// after an abort instead, in a new transaction, with nothing to compare.
+func (t *Txn) QueryOnce(ctx context.Context, req *spannerpb.ExecuteSqlRequest, ro rows.Options) (*rows.Rows, error) {
+	q := &query{req: req, ro: ro, ctx: ctx, deadline: t.host.StreamDeadline()}
+	r, _, err := t.openQuery(ctx, q, q.deadline)
+	return r, err
 }
 
 // DML is one DML statement or a batch of them.

@@ -58,6 +58,32 @@ func ApplyAtLeastOnce(ctx context.Context, tel *telemetry.Telemetry, req *spanne
 	})
 }
 
+// RunAutocommit runs one statement (run, in t) and commits t, a read-write
+// transaction of its own (autocommit DML, with or without THEN RETURN).
+// Nothing reaches the application before the commit, so an abort runs both
+// again whole in a new transaction and nothing is compared (RetryAborted): a
+// key from a sequence or an IDENTITY column differs on every run, and the
+// outcome is that of the run that committed. On failure t is rolled back.
+func RunAutocommit[T any](ctx context.Context, t *Txn, run func() (T, error)) (T, *spannerpb.CommitResponse, error) {
+	var resp *spannerpb.CommitResponse
+	out, err := RetryAborted(ctx, t.host.Telemetry(), MaxAbortReplays, func() (T, error) {
+		var none T
+		t.Restart()
+		out, err := run()
+		if err == nil {
+			resp, err = t.CommitOnce(ctx)
+		}
+		if err != nil {
+			return none, err
+		}
+		return out, nil
+	})
+	if err != nil {
+		t.RollbackAfterFailure(ctx)
+	}
+	return out, resp, err
+}
+
 // RetryTransaction runs f, one attempt of an application's transaction
 // function (driver.RunTransaction, spannergorm.RunTransaction), again,
 // after the delay Spanner asked for (or a backoff with jitter), for as long

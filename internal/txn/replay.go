@@ -41,14 +41,55 @@ type replayable interface {
 	replay(ctx context.Context, t *Txn) error
 }
 
-// dataChangedError says which statement's replay differed.
+// dataChangedError says which statement's replay differed, and how. Its
+// text quotes the statement (and the errors that differed, which may quote
+// it too); ErrorWithoutStatement leaves both out, for telemetry that must
+// not carry statement text (internal/telemetry's StatementFree).
 type dataChangedError struct {
 	sql    string
-	detail string
+	detail string // what differed, quoting neither a statement nor an error
+	// ended: the statement ended differently, got this time and first the
+	// first time (nil: no error, io.EOF: the end of the rows).
+	ended      bool
+	got, first error
 }
 
+var _ telemetry.StatementFree = (*dataChangedError)(nil)
+
 func (e *dataChangedError) Error() string {
-	return fmt.Sprintf("%v: replaying %q: %s", ErrAbortedDueToConcurrentModification, e.sql, e.detail)
+	return fmt.Sprintf("%v: replaying %q: %s", ErrAbortedDueToConcurrentModification, e.sql, e.what(true))
+}
+
+// ErrorWithoutStatement is the text without the statement, and with the
+// gRPC codes of the errors that differed instead of their texts.
+func (e *dataChangedError) ErrorWithoutStatement() string {
+	return fmt.Sprintf("%v: replaying a statement: %s", ErrAbortedDueToConcurrentModification, e.what(false))
+}
+
+func (e *dataChangedError) what(full bool) string {
+	if !e.ended {
+		return e.detail
+	}
+	return fmt.Sprintf("%s: %s, first time %s", e.detail, endText(e.got, full), endText(e.first, full))
+}
+
+// errAnotherRow is what a replayed query gave where the first run ended.
+var errAnotherRow = errors.New("another row")
+
+// endText describes how a statement ended: with its error's text (full) or
+// only its code.
+func endText(err error, full bool) string {
+	switch {
+	case err == nil:
+		return "no error"
+	case err == io.EOF:
+		return "the end of the rows"
+	case err == errAnotherRow:
+		return err.Error()
+	case full:
+		return err.Error()
+	}
+	return "error code " + status.Code(err).String()
 }
 
 func (e *dataChangedError) Is(target error) bool {
@@ -243,7 +284,7 @@ func (r *dmlRecord) replay(ctx context.Context, t *Txn) error {
 		return err
 	}
 	if !sameError(err, r.err) {
-		return &dataChangedError{sql: r.stmt.describe(), detail: fmt.Sprintf("error %v, first time %v", err, r.err)}
+		return &dataChangedError{sql: r.stmt.describe(), detail: "error", ended: true, got: err, first: r.err}
 	}
 	if !reflect.DeepEqual(counts, r.counts) {
 		return &dataChangedError{sql: r.stmt.describe(), detail: fmt.Sprintf("update counts %v, first time %v", counts, r.counts)}
@@ -279,12 +320,13 @@ type Rows struct {
 	inner   *rows.Rows
 	sum     *rows.Checksum
 	t       *Txn
-	ctx     context.Context
 	q       *query
 	end     error // io.EOF or the error that ended the rows, once one did
 	errs    rows.ErrorHook
 	endOut  error // what Next returns for end (errs applied)
 	closed  bool
+	cut     error // the query's context or deadline had ended at a replay
+	cutOut  error // what Next returns for cut (errs applied, at the first Next)
 	scratch []driver.Value
 }
 
@@ -315,7 +357,13 @@ func (r *Rows) Next(dest []driver.Value) error {
 	if r.end != nil {
 		return r.endOut
 	}
-	err := r.t.withAbortReplay(r.ctx, func() error { return r.inner.Next(dest) })
+	if r.cut != nil {
+		if r.cutOut == nil {
+			r.cutOut = rows.Hooked(r.errs, r.cut)
+		}
+		return r.cutOut
+	}
+	err := r.t.withAbortReplay(r.q.ctx, func() error { return r.inner.Next(dest) })
 	if err != nil {
 		// end stays as the stream gave it: a replay compares with it.
 		r.end, r.endOut = err, err
@@ -333,8 +381,25 @@ func (r *Rows) Close() error {
 
 // replay reruns the query and reads as many rows as the application did,
 // comparing checksums; open rows continue on the new stream.
+//
+// The new stream of open rows is the query's: opened with the query's own
+// context and deadline, not with ctx, which is that of the statement whose
+// abort started the replay (an UPDATE, say) and which may end as soon as
+// that statement returns. Rows already ended or closed are only checked,
+// within the replay's ctx and a deadline from now. Open rows whose context
+// or deadline ended meanwhile are checked the same way and end with that
+// error (the stream they had would have).
 func (r *Rows) replay(ctx context.Context, t *Txn) error {
-	fresh, sum, err := t.openQuery(ctx, r.q)
+	d := t.host.StreamDeadline()
+	if r.end == nil && !r.closed {
+		if r.cut = r.q.expired(); r.cut == nil {
+			ctx, d = r.q.ctx, r.q.deadline
+		} else {
+			r.closed = true
+			r.inner.Close()
+		}
+	}
+	fresh, sum, err := t.openQuery(ctx, r.q, d)
 	if IsAborted(err) {
 		return err
 	}
@@ -342,7 +407,7 @@ func (r *Rows) replay(ctx context.Context, t *Txn) error {
 		if r.sum.Rows() == 0 && sameError(err, r.end) {
 			return nil // it failed the same way at the start
 		}
-		return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("error %v at the start", err)}
+		return &dataChangedError{sql: r.q.req.GetSql(), detail: "error at the start", ended: true, got: err, first: r.end}
 	}
 	if len(r.scratch) < len(fresh.Columns()) {
 		r.scratch = make([]driver.Value, len(fresh.Columns()))
@@ -370,9 +435,9 @@ func (r *Rows) replay(ctx context.Context, t *Txn) error {
 		}
 		if err != r.end && !sameError(err, r.end) {
 			if err == nil {
-				err = errors.New("another row")
+				err = errAnotherRow
 			}
-			return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("after %d rows: %v, first time %v", want, err, r.end)}
+			return &dataChangedError{sql: r.q.req.GetSql(), detail: fmt.Sprintf("after %d rows", want), ended: true, got: err, first: r.end}
 		}
 		return nil
 	}
@@ -382,5 +447,17 @@ func (r *Rows) replay(ctx context.Context, t *Txn) error {
 	}
 	r.inner.Close()
 	r.inner, r.sum = fresh, sum
+	return nil
+}
+
+// expired returns the error of a query whose own context or deadline has
+// ended (the error its stream would give), nil while it may still read.
+func (q *query) expired() error {
+	if err := q.ctx.Err(); err != nil {
+		return status.FromContextError(err).Err()
+	}
+	if q.deadline.Set && !time.Now().Before(q.deadline.At) {
+		return status.FromContextError(context.DeadlineExceeded).Err()
+	}
 	return nil
 }

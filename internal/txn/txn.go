@@ -43,10 +43,21 @@ type Host interface {
 	// RPCPriority is the priority of the transaction's requests (commits
 	// have Options.CommitPriority).
 	RPCPriority() spannerpb.RequestOptions_Priority
-	// OpenStream opens a query stream for req, decoding its rows with
-	// ro, and returns the transaction id and read timestamp the stream
-	// reported (a query that began its transaction inline).
-	OpenStream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options) (*rows.Rows, []byte, time.Time, error)
+	// StreamDeadline is the deadline of a query stream opened now (the
+	// connection's statement and transaction timeouts).
+	StreamDeadline() Deadline
+	// OpenStream opens a query stream for req bounded by d, decoding its
+	// rows with ro, and returns the transaction id and read timestamp the
+	// stream reported (a query that began its transaction inline).
+	OpenStream(ctx context.Context, req *spannerpb.ExecuteSqlRequest, leader bool, ro rows.Options, d Deadline) (*rows.Rows, []byte, time.Time, error)
+}
+
+// Deadline bounds a query's stream: its whole life, reading included. A
+// query keeps the one it was opened with, so that the stream a replay
+// opens for its rows ends when the first one would have.
+type Deadline struct {
+	At  time.Time
+	Set bool // false: no deadline
 }
 
 // Options are how a transaction begins and commits. The connection fills
