@@ -3,8 +3,8 @@ package spannerpg_test
 import (
 	"testing"
 
-	spannerpg "github.com/spannerfast/spannerfast/spannergorm/postgresql"
 	"github.com/spannerfast/spannerfast/spannergorm/internal/dialecttest"
+	spannerpg "github.com/spannerfast/spannerfast/spannergorm/postgresql"
 )
 
 // TestEmulatorHostileNames: an alias, a table and columns of ORDER BY,
