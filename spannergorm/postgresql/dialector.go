@@ -175,7 +175,8 @@ func (d Dialector) DataTypeOf(field *schema.Field) string {
 // doubled), a dotted name part by part, a part already in double quotes
 // read as the name it quotes: gormcore.QuoteTo, where the rules are
 // (docs/gorm.md, "Identifier quoting"). It replaces GORM's PostgreSQL
-// QuoteTo, which can leave a quote of the name unescaped (TestQuoteTo).
+// QuoteTo, which can leave a quote of the name unescaped
+// (TestEmulatorHostileNames).
 // postgres.Config.WithoutQuotingCheck still writes names as given, as it
 // says: the application then takes them for SQL.
 func (d Dialector) QuoteTo(w clause.Writer, str string) {
