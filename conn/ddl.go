@@ -188,7 +188,11 @@ func (r *Result) OperationID() (string, error) {
 // option, in the statement form of its dialect (dsn checked the kind).
 func (c *Conn) setDefaultSequenceKind(ctx context.Context) error {
 	pg := c.props().DatabaseDialect == dsn.DialectPostgreSQL || c.props().Dialect == dsn.DialectPostgreSQL
-	_, err := c.startDDL(ctx, []string{ddlop.SetSequenceKind(pg, c.props().Database, c.props().DefaultSequenceKind)})
+	stmt, err := ddlop.SetSequenceKind(pg, c.props().Database, c.props().DefaultSequenceKind)
+	if err != nil {
+		return err
+	}
+	_, err = c.startDDL(ctx, []string{stmt})
 	return err
 }
 

@@ -1,8 +1,6 @@
 package spannergorm
 
 import (
-	"strings"
-
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"gorm.io/gorm"
@@ -17,33 +15,6 @@ var clauseBuilders = map[string]clause.ClauseBuilder{
 	"RETURNING": buildReturning,
 	"LIMIT":     gormcore.BuildLimit,
 	"FROM":      buildFrom,
-}
-
-// splitDotted splits a qualified name on the dots outside backticks.
-func splitDotted(s string) []string {
-	var parts []string
-	quoted, start := false, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '`':
-			quoted = !quoted
-		case '.':
-			if !quoted {
-				parts = append(parts, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(parts, s[start:])
-}
-
-// escapeIdent returns the text between the backticks of a quoted
-// identifier: surrounding backticks are dropped and inner ones escaped.
-func escapeIdent(part string) string {
-	if len(part) >= 2 && part[0] == '`' && part[len(part)-1] == '`' {
-		part = part[1 : len(part)-1]
-	}
-	return strings.ReplaceAll(part, "`", "\\`")
 }
 
 // buildReturning renders RETURNING as GoogleSQL's THEN RETURN; GORM reads

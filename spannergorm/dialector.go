@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm/schema"
 
 	"github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/spannergorm/internal/gormcore"
 )
 
@@ -140,17 +141,12 @@ func (Dialector) BindVarTo(w clause.Writer, _ *gorm.Statement, _ any) {
 	w.WriteByte('?')
 }
 
-// QuoteTo writes an identifier in backticks; a dotted name is quoted part by
-// part, and a part already in backticks is not quoted twice.
+// QuoteTo writes a name as GoogleSQL quoted identifiers (`name`, a
+// backslash before \ and `), a dotted name part by part, a part already
+// in backticks read as the name it quotes: gormcore.QuoteTo, where the
+// rules are (docs/gorm.md, "Identifier quoting").
 func (Dialector) QuoteTo(w clause.Writer, str string) {
-	for i, part := range splitDotted(str) {
-		if i > 0 {
-			w.WriteByte('.')
-		}
-		w.WriteByte('`')
-		w.WriteString(escapeIdent(part))
-		w.WriteByte('`')
-	}
+	gormcore.QuoteTo(sqlparse.GoogleSQL, w, str)
 }
 
 // Explain renders a statement with its arguments for logging.

@@ -8,7 +8,9 @@
 //
 // # SQL
 //
-// Identifiers are quoted with backticks and arguments are ? placeholders,
+// Identifiers are quoted with backticks, a backslash before \ and ` (so
+// no name taken from input can end its identifier and add SQL; see
+// docs/gorm.md, "Identifier quoting"), and arguments are ? placeholders,
 // which the driver turns into Spanner parameters. RETURNING is rendered as
 // THEN RETURN and read through QueryContext, so Create fills
 // database-generated keys. clause.OnConflict becomes INSERT OR UPDATE

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	sqldriver "database/sql/driver"
-	"fmt"
 	"math/big"
 	"reflect"
 	"strconv"
@@ -14,8 +13,6 @@ import (
 	"cloud.google.com/go/civil"
 	"cloud.google.com/go/spanner"
 	"github.com/google/uuid"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	"gorm.io/gorm/schema"
@@ -121,10 +118,8 @@ func (c *CommitTimestamp) Scan(v any) error {
 // []byte, ...) or a spanner.Null* type. GORM needs the named slice type:
 // a plain slice would be expanded into a list of parameters.
 //
-// Scan accepts the driver's []T and also the other form of the same
-// column ([]spanner.NullInt64 into Array[int64], []int64 into
-// Array[spanner.NullInt64]); a NULL element into a native element type
-// is an error naming its index.
+// Scan accepts the driver's []T and any other slice, each element
+// converted as database/sql converts a column's value (arrayscan.go).
 type Array[T any] []T
 
 // Value implements driver.Valuer: the slice itself, which the driver binds
@@ -158,64 +153,4 @@ func (a Array[T]) GormDBDataType(db *gorm.DB, f *schema.Field) string {
 		return ""
 	}
 	return typeName(reflect.TypeFor[[]T](), f.Size)
-}
-
-// Scan implements sql.Scanner.
-func (a *Array[T]) Scan(src any) error {
-	switch v := src.(type) {
-	case nil:
-		*a = nil
-		return nil
-	case []T:
-		*a = v
-		return nil
-	}
-	rv := reflect.ValueOf(src)
-	if rv.Kind() != reflect.Slice {
-		return arrayScanError("cannot scan %T into %T", src, a)
-	}
-	if rv.IsNil() { // a NULL array
-		*a = nil
-		return nil
-	}
-	out := make(Array[T], rv.Len())
-	for i := range out {
-		if err := scanElement(&out[i], rv.Index(i).Interface()); err != nil {
-			return arrayScanError("element %d: %v", i, err)
-		}
-	}
-	*a = out
-	return nil
-}
-
-func arrayScanError(format string, args ...any) error {
-	return status.Errorf(codes.InvalidArgument, "spannergorm: Array.Scan: "+format, args...)
-}
-
-// scanElement stores one element: through the destination's Scan when it
-// has one (spanner.Null* types), else from the element's plain value.
-func scanElement[T any](dst *T, elem any) error {
-	if vr, ok := elem.(sqldriver.Valuer); ok {
-		v, err := vr.Value()
-		if err != nil {
-			return err
-		}
-		elem = v
-	}
-	if sc, ok := any(dst).(sql.Scanner); ok {
-		return sc.Scan(elem)
-	}
-	if elem == nil {
-		return fmt.Errorf("NULL in an array of %T", *dst)
-	}
-	ev := reflect.ValueOf(elem)
-	for ev.Kind() == reflect.Pointer && !ev.IsNil() {
-		ev = ev.Elem()
-	}
-	want := reflect.TypeFor[T]()
-	if !ev.Type().ConvertibleTo(want) {
-		return fmt.Errorf("cannot convert %T to %v", elem, want)
-	}
-	*dst = ev.Convert(want).Interface().(T)
-	return nil
 }

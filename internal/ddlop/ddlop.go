@@ -8,6 +8,7 @@ import (
 	databasepb "cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
 	"google.golang.org/grpc/status"
 
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
@@ -31,13 +32,16 @@ func MissingSequenceKind(err error) bool {
 
 // SetSequenceKind is the statement that sets kind as database's
 // default_sequence_kind option, in GoogleSQL or (postgreSQL) PostgreSQL.
-// The caller checked kind (letters, digits, underscores); database ids
-// cannot hold quotes.
-func SetSequenceKind(postgreSQL bool, database, kind string) string {
+// The caller checked kind (letters, digits, underscores); the database id
+// is quoted by the dialect's rule (sqlparse.QuoteIdent), which refuses
+// an empty one.
+func SetSequenceKind(postgreSQL bool, database, kind string) (string, error) {
 	if postgreSQL {
-		return `ALTER DATABASE "` + database + `" SET spanner.default_sequence_kind = '` + kind + `'`
+		db, err := sqlparse.QuoteIdent(sqlparse.PostgreSQL, database)
+		return "ALTER DATABASE " + db + " SET spanner.default_sequence_kind = '" + kind + "'", err
 	}
-	return "ALTER DATABASE `" + database + "` SET OPTIONS (default_sequence_kind = '" + kind + "')"
+	db, err := sqlparse.QuoteIdent(sqlparse.GoogleSQL, database)
+	return "ALTER DATABASE " + db + " SET OPTIONS (default_sequence_kind = '" + kind + "')", err
 }
 
 // Send sends stmts with send, which returns the operation as last seen

@@ -57,12 +57,24 @@ func TestMissingSequenceKind(t *testing.T) {
 	}
 }
 
+// TestSetSequenceKind: the statement in each dialect, the database id
+// quoted by the dialect's rule (sqlparse.QuoteIdent), an empty id refused.
 func TestSetSequenceKind(t *testing.T) {
-	if got, want := SetSequenceKind(false, "d", "bit_reversed_positive"), "ALTER DATABASE `d` SET OPTIONS (default_sequence_kind = 'bit_reversed_positive')"; got != want {
-		t.Errorf("GoogleSQL: %q, want %q", got, want)
+	for _, c := range []struct {
+		pg       bool
+		db, want string
+	}{
+		{false, "d", "ALTER DATABASE `d` SET OPTIONS (default_sequence_kind = 'bit_reversed_positive')"},
+		{true, "d", `ALTER DATABASE "d" SET spanner.default_sequence_kind = 'bit_reversed_positive'`},
+		{false, "d\\`", "ALTER DATABASE `d\\\\\\`` SET OPTIONS (default_sequence_kind = 'bit_reversed_positive')"},
+		{true, `d"`, `ALTER DATABASE "d""" SET spanner.default_sequence_kind = 'bit_reversed_positive'`},
+	} {
+		if got, err := SetSequenceKind(c.pg, c.db, "bit_reversed_positive"); err != nil || got != c.want {
+			t.Errorf("SetSequenceKind(%v, %q) = %q, %v; want %q", c.pg, c.db, got, err, c.want)
+		}
 	}
-	if got, want := SetSequenceKind(true, "d", "bit_reversed_positive"), `ALTER DATABASE "d" SET spanner.default_sequence_kind = 'bit_reversed_positive'`; got != want {
-		t.Errorf("PostgreSQL: %q, want %q", got, want)
+	if _, err := SetSequenceKind(false, "", "bit_reversed_positive"); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("empty database id: %v, want InvalidArgument", err)
 	}
 }
 

@@ -430,11 +430,8 @@ func databaseName(d *dialect, ws []string) (string, error) {
 	}
 	// A `quoted` (PostgreSQL: "quoted") name is one word, a plain one may
 	// have been split at its hyphens.
-	if len(ws) == 2 && !d.pg && strings.HasPrefix(ws[1], "`") {
-		return strings.Trim(ws[1], "`"), nil
-	}
-	if len(ws) == 2 && d.pg && strings.HasPrefix(ws[1], `"`) {
-		return strings.ReplaceAll(ws[1][1:len(ws[1])-1], `""`, `"`), nil
+	if dialect := d.dialect(); len(ws) == 2 && ws[1] != "" && ws[1][0] == QuoteChar(dialect) {
+		return UnquoteIdent(dialect, ws[1])
 	}
 	var name strings.Builder
 	for _, w := range ws[1:] {

@@ -185,6 +185,8 @@ func TestDatabaseStatements(t *testing.T) {
 		{"DROP DATABASE db", DropDatabase, "db", ""},
 		{"drop database My-DB-2 ;", DropDatabase, "my-db-2", ""},
 		{"DROP DATABASE `Quoted-Name`", DropDatabase, "Quoted-Name", ""},
+		{"DROP DATABASE `a\\x2db`", DropDatabase, "a-b", ""},
+		{"DROP DATABASE ``", DropDatabase, "", "identifier \"``\": empty"},
 		{"DROP DATABASE", DropDatabase, "", "DROP DATABASE: missing database name"},
 		{"DROP DATABASE db.x", DropDatabase, "", `DROP DATABASE: unexpected "." in the database name`},
 		{"DROP DATABASE 'db'", DropDatabase, "", `unexpected "'db'"`},

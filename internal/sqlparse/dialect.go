@@ -28,6 +28,14 @@ func (d Dialect) rules() *dialect {
 	return &googleSQL
 }
 
+// dialect returns the Dialect whose tables d is.
+func (d *dialect) dialect() Dialect {
+	if d.pg {
+		return PostgreSQL
+	}
+	return GoogleSQL
+}
+
 // dialect is what differs between SQL dialects in how a statement is read:
 // the lexical rules (next, nextPG in lex.go), the first keywords that decide
 // a statement's kind, and for client-side statements which grammar reads

@@ -47,6 +47,13 @@
 // matches parameter names case-insensitively), in the order they first
 // appear, with their first spelling.
 //
+// # Quoted identifiers
+//
+// QuoteIdent writes a name as one quoted identifier of a dialect, and
+// UnquoteIdent and CutQuotedIdent read one back (ident.go), by the same
+// lexical rules as the scanner: every name the driver and the GORM
+// dialectors write into SQL goes through QuoteIdent (FuzzQuoteIdent).
+//
 // # Why hand-written
 //
 // The alternative was github.com/cloudspannerecosystem/memefish (v0.8.1), a

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
 // EnsureEmulator creates the instance and the database of the DSN if they
@@ -82,14 +83,17 @@ func (c *Client) setUpEmulator(ctx context.Context) error {
 	switch status.Code(err) {
 	case codes.OK:
 	case codes.NotFound:
-		req := &databasepb.CreateDatabaseRequest{
-			Parent:          instPath,
-			CreateStatement: "CREATE DATABASE `" + c.cfg.Database + "`",
-		}
+		req := &databasepb.CreateDatabaseRequest{Parent: instPath}
+		dialect := sqlparse.GoogleSQL
 		if c.cfg.NewDatabaseDialect() == dsn.DialectPostgreSQL {
-			req.CreateStatement = `CREATE DATABASE "` + c.cfg.Database + `"`
+			dialect = sqlparse.PostgreSQL
 			req.DatabaseDialect = databasepb.DatabaseDialect_POSTGRESQL
 		}
+		name, err := sqlparse.QuoteIdent(dialect, c.cfg.Database)
+		if err != nil {
+			return fmt.Errorf("spannerfast: auto_config_emulator: create database %s: %w", c.dbPath, err)
+		}
+		req.CreateStatement = "CREATE DATABASE " + name
 		op, err := da.CreateDatabase(c.AdminContext(ctx, "parent", instPath), req)
 		if err == nil {
 			err = waitOperation(c.AdminContext(ctx, "name", op.GetName()), ops, op)

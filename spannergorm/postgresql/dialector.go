@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm/schema"
 
 	"github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/spannergorm/internal/gormcore"
 )
 
@@ -168,6 +169,22 @@ func (d Dialector) Migrator(db *gorm.DB) gorm.Migrator {
 // type.
 func (d Dialector) DataTypeOf(field *schema.Field) string {
 	return gormcore.DataTypeOf(field, names.GoType, names.General)
+}
+
+// QuoteTo writes a name as PostgreSQL quoted identifiers ("name", a quote
+// doubled), a dotted name part by part, a part already in double quotes
+// read as the name it quotes: gormcore.QuoteTo, where the rules are
+// (docs/gorm.md, "Identifier quoting"). It replaces GORM's PostgreSQL
+// QuoteTo, which can leave a quote of the name unescaped
+// (TestEmulatorHostileNames).
+// postgres.Config.WithoutQuotingCheck still writes names as given, as it
+// says: the application then takes them for SQL.
+func (d Dialector) QuoteTo(w clause.Writer, str string) {
+	if d.Config != nil && d.WithoutQuotingCheck {
+		_, _ = w.WriteString(str)
+		return
+	}
+	gormcore.QuoteTo(sqlparse.PostgreSQL, w, str)
 }
 
 // buildOnConflict renders ON CONFLICT with what Spanner needs. A

@@ -5,7 +5,8 @@
 //	db, err := gorm.Open(spannerpg.New(postgres.Config{DSN: dsn}), &gorm.Config{})
 //
 // It builds on GORM's PostgreSQL dialector (gorm.io/driver/postgres):
-// identifiers in double quotes, $n placeholders (which spannerfast binds
+// identifiers in double quotes (by its own QuoteTo, a quote doubled,
+// rather than GORM's), $n placeholders (which spannerfast binds
 // on a PostgreSQL-dialect database), RETURNING read through QueryContext,
 // and ON CONFLICT. The pool is opened with database/sql on DriverName,
 // "spannerfast" when empty, or taken from Config.Conn; the pgx-only

@@ -8,8 +8,10 @@
 // one database (Suite: AutoMigrate twice, every column type, commit
 // timestamps, IDENTITY keys, interleaved tables, foreign keys,
 // associations, transactions, RunTransaction under aborts, batches),
-// PrepareStmt (PrepareStmt) and an application written the way GORM's
-// documentation teaches (DocsApp). One scenario runs on the fake server
+// PrepareStmt (PrepareStmt), an application written the way GORM's
+// documentation teaches (DocsApp), names taken from input that must add
+// no SQL (HostileNames) and array elements converted as database/sql
+// converts values (ArrayScan). One scenario runs on the fake server
 // instead, because the emulator refuses its SQL: GORM's locking clause
 // (SelectForUpdate). docs/gorm.md maps each to its test.
 //
