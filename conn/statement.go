@@ -30,10 +30,10 @@ const (
 type statement struct {
 	kind    statementKind
 	dml     sqlparse.DMLKind
-	keyword string   // upper-cased first keyword
-	sql     string   // the text to send (`?` rewritten to @pN)
+	keyword string       // upper-cased first keyword
+	sql     string       // the text to send (`?` rewritten to @pN)
 	names   params.Names // its parameters; shared with the cache: read only
-	multi   bool     // the text holds several statements (multistatement.go)
+	multi   bool         // the text holds several statements (multistatement.go)
 
 	thenReturn bool                      // DML with THEN RETURN
 	database   sqlparse.DatabaseOp       // CREATE or DROP DATABASE
