@@ -387,8 +387,9 @@ func positionalNames(n int) []string {
 
 // scanPG is scan for PostgreSQL. $n stays as written and is the parameter
 // pn; the names are sorted by number (see Statement.Numbered). As in
-// go-sql-spanner, `?` is rewritten to $1, $2... (p1, p2...), and @name to $1, $2... in the order the distinct names first appear (p1,
-// p2..., with the names as written in scanned.named). One statement uses
+// go-sql-spanner, `?` is rewritten to $1, $2... (p1, p2...), and @name to
+// $1, $2... in the order the distinct names first appear (p1, p2..., with
+// the names as written in scanned.named). One statement uses
 // one of the three styles: mixing them is ErrMixedParams. A rewritten
 // parameter gets a space before it after a word and after it before a word
 // or a $, so it cannot join a neighbour (PostgreSQL identifiers may hold
