@@ -181,7 +181,7 @@ func encodeParam(name string, v any) (*structpb.Value, *spannerpb.Type, error) {
 		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
 	}
 	if val, ok := untypedString(x); ok {
-		return val, nil, nil
+		return val, nil, CheckUTF8(name, val)
 	}
 	if x, err = widenInts(x); err != nil {
 		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
@@ -209,7 +209,7 @@ func encodeParam(name string, v any) (*structpb.Value, *spannerpb.Type, error) {
 	if err != nil {
 		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
 	}
-	return g.Value, g.Type, nil
+	return g.Value, g.Type, CheckUTF8(name, g.Value)
 }
 
 // The types of the scalars encodeScalar sends. Requests only read them

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -102,6 +103,10 @@ var (
 	// and @name (PostgreSQL: and $n). Its *SyntaxError's text is
 	// go-sql-spanner's: "statement must only use one parameter style".
 	ErrMixedParams = errors.New("statement mixes positional (?) and named (@name) parameters")
+	// ErrInvalidUTF8: the text is not valid UTF-8, which Spanner (and
+	// gRPC's marshalling of the request) refuses. Offset is the first
+	// invalid byte.
+	ErrInvalidUTF8 = errors.New("SQL statement is not valid UTF-8")
 )
 
 // SyntaxError is a statement the driver cannot scan. It unwraps to one of
@@ -158,6 +163,9 @@ func ParseDialect(d Dialect, sql string) (Statement, error) {
 // unread (the query of a partition statement must be a query: its form
 // would never be used, and the parse does not recurse).
 func parse(d *dialect, sql string, withClient bool) (Statement, error) {
+	if !utf8.ValidString(sql) {
+		return Statement{SQL: sql}, syntaxError(sql, InvalidUTF8At(sql), ErrInvalidUTF8, "invalid byte")
+	}
 	st, form, err := classify(d, sql)
 	if err != nil {
 		return st, err
@@ -514,4 +522,17 @@ func FindName(names []string, name string) int {
 		}
 	}
 	return -1
+}
+
+// InvalidUTF8At is the offset of the first byte of s that is not part of a
+// valid UTF-8 sequence (len(s) if there is none).
+func InvalidUTF8At(s string) int {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(s)
 }
