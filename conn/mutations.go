@@ -3,7 +3,6 @@ package conn
 import (
 	"context"
 	"database/sql/driver"
-	"errors"
 	"time"
 
 	"cloud.google.com/go/spanner"
@@ -11,7 +10,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spannerfast/spannerfast/internal/mutationpb"
 	"github.com/spannerfast/spannerfast/internal/params"
@@ -70,7 +68,10 @@ func (c *Conn) apply(ctx context.Context, ms []*spanner.Mutation, opts ...spanne
 	if err != nil {
 		return time.Time{}, err
 	}
-	pbs, key, err := convertMutations(ms)
+	pbs, key, err := mutationpb.Convert(ms)
+	if err == nil {
+		err = params.CheckMutationsUTF8(pbs) // before anything is sent
+	}
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -160,7 +161,10 @@ func (c *Conn) bufferWrite(ms []*spanner.Mutation) error {
 	if t.ReadOnly() {
 		return failedPrecondition(msgReadOnlyWrite)
 	}
-	pbs, key, err := convertMutations(ms)
+	pbs, key, err := mutationpb.Convert(ms)
+	if err == nil {
+		err = params.CheckMutationsUTF8(pbs)
+	}
 	if err != nil || len(pbs) == 0 {
 		return err
 	}
@@ -191,63 +195,4 @@ func (c *Conn) CommitResponse() (*spanner.CommitResponse, error) {
 		CommitTs:    ts.Local(),
 		CommitStats: resp.GetCommitStats(),
 	}, nil
-}
-
-// convertMutations is mutationpb.Convert, refusing a string value that is
-// not valid UTF-8 (*params.InvalidUTF8Error naming the table and column)
-// before anything is sent: gRPC's marshalling would fail the request with
-// an Internal error naming nothing.
-func convertMutations(ms []*spanner.Mutation) ([]*spannerpb.Mutation, *spannerpb.Mutation, error) {
-	pbs, key, err := mutationpb.Convert(ms)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, m := range pbs {
-		if w := mutationWrite(m); w != nil {
-			for _, row := range w.GetValues() {
-				for i, v := range row.GetValues() {
-					if i < len(w.GetColumns()) {
-						if err := mutationUTF8(w.GetTable(), w.GetColumns()[i], v); err != nil {
-							return nil, nil, err
-						}
-					}
-				}
-			}
-		}
-		if d := m.GetDelete(); d != nil {
-			for _, k := range d.GetKeySet().GetKeys() {
-				if err := mutationUTF8(d.GetTable(), "key", structpb.NewListValue(k)); err != nil {
-					return nil, nil, err
-				}
-			}
-		}
-	}
-	return pbs, key, nil
-}
-
-// mutationUTF8 is params.CheckUTF8 for the value of column col of a
-// mutation of table.
-func mutationUTF8(table, col string, v *structpb.Value) error {
-	err := params.CheckUTF8(col, v)
-	var ue *params.InvalidUTF8Error
-	if errors.As(err, &ue) {
-		ue.Table = table
-	}
-	return err
-}
-
-// mutationWrite is the write of an insert, update, insert-or-update or
-// replace mutation; nil for a delete.
-func mutationWrite(m *spannerpb.Mutation) *spannerpb.Mutation_Write {
-	switch op := m.GetOperation().(type) {
-	case *spannerpb.Mutation_Insert:
-		return op.Insert
-	case *spannerpb.Mutation_Update:
-		return op.Update
-	case *spannerpb.Mutation_InsertOrUpdate:
-		return op.InsertOrUpdate
-	case *spannerpb.Mutation_Replace:
-		return op.Replace
-	}
-	return nil
 }

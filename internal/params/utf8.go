@@ -1,10 +1,12 @@
 package params
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
 
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -76,4 +78,45 @@ func within(err error, path string) error {
 	e := err.(*InvalidUTF8Error)
 	e.Path = path + e.Path
 	return e
+}
+
+// CheckMutationsUTF8 returns an *InvalidUTF8Error naming the table and
+// column of the first string value of mutations (or of a delete's key)
+// that is not valid UTF-8: gRPC's marshalling would fail the whole commit
+// with an Internal error naming nothing.
+func CheckMutationsUTF8(ms []*spannerpb.Mutation) error {
+	for _, m := range ms {
+		// At most one of these is set: the write of an insert, update,
+		// insert-or-update or replace.
+		for _, w := range []*spannerpb.Mutation_Write{m.GetInsert(), m.GetUpdate(), m.GetInsertOrUpdate(), m.GetReplace()} {
+			for _, row := range w.GetValues() {
+				for i, v := range row.GetValues() {
+					if i < len(w.GetColumns()) {
+						if err := mutationUTF8(w.GetTable(), w.GetColumns()[i], v); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+		if d := m.GetDelete(); d != nil {
+			for _, k := range d.GetKeySet().GetKeys() {
+				if err := mutationUTF8(d.GetTable(), "key", structpb.NewListValue(k)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// mutationUTF8 is CheckUTF8 for the value of column col of a mutation of
+// table.
+func mutationUTF8(table, col string, v *structpb.Value) error {
+	err := CheckUTF8(col, v)
+	var ue *InvalidUTF8Error
+	if errors.As(err, &ue) {
+		ue.Table = table
+	}
+	return err
 }
