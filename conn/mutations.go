@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/spannerfast/spannerfast/internal/mutationpb"
+	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
 	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 )
@@ -68,6 +69,9 @@ func (c *Conn) apply(ctx context.Context, ms []*spanner.Mutation, opts ...spanne
 		return time.Time{}, err
 	}
 	pbs, key, err := mutationpb.Convert(ms)
+	if err == nil {
+		err = params.CheckMutationsUTF8(pbs) // before anything is sent
+	}
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -158,6 +162,9 @@ func (c *Conn) bufferWrite(ms []*spanner.Mutation) error {
 		return failedPrecondition(msgReadOnlyWrite)
 	}
 	pbs, key, err := mutationpb.Convert(ms)
+	if err == nil {
+		err = params.CheckMutationsUTF8(pbs)
+	}
 	if err != nil || len(pbs) == 0 {
 		return err
 	}

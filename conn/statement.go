@@ -2,6 +2,7 @@ package conn
 
 import (
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
 
@@ -29,11 +30,10 @@ const (
 type statement struct {
 	kind    statementKind
 	dml     sqlparse.DMLKind
-	keyword string   // upper-cased first keyword
-	sql     string   // the text to send (`?` rewritten to @pN)
-	params  []string // distinct parameter names; shared with the cache: read only
-	named   []string // PostgreSQL @name parameters as written (params[i] is $i+1); shared: read only
-	multi   bool     // the text holds several statements (multistatement.go)
+	keyword string       // upper-cased first keyword
+	sql     string       // the text to send (`?` rewritten to @pN)
+	names   params.Names // its parameters; shared with the cache: read only
+	multi   bool         // the text holds several statements (multistatement.go)
 
 	thenReturn bool                      // DML with THEN RETURN
 	database   sqlparse.DatabaseOp       // CREATE or DROP DATABASE
@@ -56,7 +56,7 @@ func parseStatement(query string) (statement, error) {
 }
 
 func toStatement(p sqlparse.Statement) statement {
-	st := statement{dml: p.DML, keyword: p.Keyword, sql: p.SQL, params: p.Params, named: p.Named, multi: p.Multi,
+	st := statement{dml: p.DML, keyword: p.Keyword, sql: p.SQL, names: params.NamesOf(&p), multi: p.Multi,
 		thenReturn: p.ThenReturn, database: p.Database, dbName: p.DatabaseName, client: p.Client, invalid: p.Invalid}
 	switch p.Kind {
 	case sqlparse.DML:

@@ -38,7 +38,7 @@ func TestStatementCacheProperties(t *testing.T) {
 		if n := statements.Len(); n != c.want {
 			t.Errorf("%s: %d statements cached, want %d", c.dsn, n, c.want)
 		}
-		if st, err := b.parse("SELECT ?"); err != nil || st.sql != "SELECT @p1" || len(st.params) != 1 {
+		if st, err := b.parse("SELECT ?"); err != nil || st.sql != "SELECT @p1" || len(st.names.Sent) != 1 {
 			t.Errorf("%s: second connection's parse = %+v, %v", c.dsn, st, err)
 		}
 		client.Close()

@@ -27,13 +27,14 @@ func (s *stmt) Close() error { return nil }
 // NumInput is the number of distinct parameters in the statement (`?`
 // marks, or @names; @a and @A are two, as in go-sql-spanner), so database/sql checks the number of
 // arguments as go-sql-spanner's statements make it do. A statement whose
-// parameters cannot be parsed answers -1 and fails when it runs.
+// parameters cannot be parsed answers -1 and fails when it runs; so does
+// a PostgreSQL statement whose $n skip a number (params.Names.NumInput).
 func (s *stmt) NumInput() int {
 	if s.numInput == 0 {
 		// Through the connector's cache: the parse is the one the
 		// statement runs with (same dialect), and it is kept for then.
 		st, err := s.conn.parse(s.query)
-		s.numInput = len(st.params) + 1
+		s.numInput = st.names.NumInput() + 1
 		if err != nil || st.multi {
 			// Several statements share the arguments (multistatement.go):
 			// no one count applies, so database/sql does not check it.

@@ -100,9 +100,9 @@ type emuBindCase struct {
 // TestEmulatorParamsBinding: named, positional, reused, out-of-order and
 // extra arguments bind as go-sql-spanner binds them, on a GoogleSQL and on
 // a PostgreSQL database, through QueryContext, ExecContext and prepared
-// statements. On PostgreSQL, unnamed arguments bind $n in the order the
-// $n first appear (`$2 ... $1` gives the first argument to $2), and
-// sql.Named("p1", v) binds $1 whatever the order.
+// statements. On PostgreSQL, the n-th unnamed argument binds $n whatever
+// the order the $n appear in (`$2 ... $1` gives the first argument to $1,
+// where go-sql-spanner gives it to $2), and sql.Named("p1", v) binds $1.
 func TestEmulatorParamsBinding(t *testing.T) {
 	t.Parallel()
 	named := sql.Named
@@ -119,7 +119,7 @@ func TestEmulatorParamsBinding(t *testing.T) {
 		emulatortest.PostgreSQL: {
 			{name: "$n", refs: [3]string{"$1", "$2", "$3"}, args: []any{"x", "y", one}, want: [2]string{"x", "y"}},
 			{name: "$n reused", refs: [3]string{"$1", "$1", "$2"}, args: []any{"x", one}, want: [2]string{"x", "x"}},
-			{name: "$2 before $1, positional", refs: [3]string{"$2", "$1", "$3"}, args: []any{"first", "second", one}, want: [2]string{"first", "second"}},
+			{name: "$2 before $1, positional: by number", refs: [3]string{"$2", "$1", "$3"}, args: []any{"first", "second", one}, want: [2]string{"second", "first"}},
 			{name: "$2 before $1, named by number", refs: [3]string{"$2", "$1", "$3"}, args: []any{named("p1", "one"), named("p2", "two"), named("p3", one)}, want: [2]string{"two", "one"}},
 			{name: "positional ?", refs: [3]string{"?", "?", "?"}, args: []any{"x", "y", one}, want: [2]string{"x", "y"}},
 			{name: "@name named, any order and case", refs: [3]string{"@a", "@b", "@id"}, args: []any{named("b", "y"), named("ID", one), named("a", "x")}, want: [2]string{"x", "y"}},

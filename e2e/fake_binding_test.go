@@ -204,9 +204,9 @@ type dialectBindCase struct {
 // of writing parameters and passing arguments, the same through QueryContext,
 // ExecContext (DML) and a prepared statement's QueryContext and ExecContext.
 // On PostgreSQL databases `$n` is the parameter pn; ? and @name become $1,
-// $2... (sent as p1, p2...), and unnamed arguments bind in the order the
-// parameters first appear, as in go-sql-spanner: `$2 ... $1` takes the first
-// argument for $2.
+// $2... (sent as p1, p2...), in the order they first appear, and the n-th
+// unnamed argument binds $n, as in PostgreSQL: `$2 ... $1` takes the first
+// argument for $1 (go-sql-spanner gives it to $2).
 func TestFakeParamBindingDialects(t *testing.T) {
 	named := sql.Named
 	for _, d := range []struct {
@@ -224,7 +224,7 @@ func TestFakeParamBindingDialects(t *testing.T) {
 		{"POSTGRESQL", []dialectBindCase{
 			{"$n", "a = $1 AND b = $2", []any{"x", "y"}, "a = $1 AND b = $2", map[string]string{"p1": "x", "p2": "y"}},
 			{"$n reused", "a = $1 AND b = $2 AND c = $1", []any{"x", "y"}, "a = $1 AND b = $2 AND c = $1", map[string]string{"p1": "x", "p2": "y"}},
-			{"$2 before $1", "a = $2 AND b = $1", []any{"first", "second"}, "a = $2 AND b = $1", map[string]string{"p2": "first", "p1": "second"}},
+			{"$2 before $1", "a = $2 AND b = $1", []any{"first", "second"}, "a = $2 AND b = $1", map[string]string{"p1": "first", "p2": "second"}},
 			{"$n named by number", "a = $2 AND b = $1", []any{named("p1", "one"), named("P2", "two")}, "a = $2 AND b = $1", map[string]string{"p1": "one", "p2": "two"}},
 			{"positional ?", "a = ? AND b = ?", []any{"x", "y"}, "a = $1 AND b = $2", map[string]string{"p1": "x", "p2": "y"}},
 			{"@name named", "a = @id AND b = @value AND c = @id", []any{named("value", "v"), named("ID", "i")},

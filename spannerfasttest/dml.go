@@ -214,14 +214,6 @@ func newParams(values *structpb.Struct, types map[string]*spannerpb.Type) (*para
 	return p, nil
 }
 
-func fixParams(values *structpb.Struct, types map[string]*spannerpb.Type) (*structpb.Struct, map[string]*spannerpb.Type, error) {
-	p, err := newParams(values, types)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p.values, p.types, nil
-}
-
 func inferType(v *structpb.Value) *spannerpb.Type {
 	switch k := v.GetKind().(type) {
 	case *structpb.Value_BoolValue:
@@ -332,6 +324,9 @@ func isPendingCommitTS(e spansql.Expr) bool {
 
 // engineQuery runs a query on the engine and returns its rows and column types.
 func (s *service) engineQuery(ctx context.Context, sql string, p *params) ([]*structpb.ListValue, []*spannerpb.Type, error) {
+	if err := s.checkQuery(sql, p); err != nil {
+		return nil, nil, err
+	}
 	session, err := s.internalSession(ctx)
 	if err != nil {
 		return nil, nil, err

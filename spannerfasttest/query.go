@@ -98,11 +98,14 @@ func (s *service) streamQuery(ctx context.Context, req *spannerpb.ExecuteSqlRequ
 		}
 		return s.relay(sel, oneMessage(p), send)
 	}
-	params, types, err := fixParams(req.GetParams(), req.GetParamTypes())
+	p, err := newParams(req.GetParams(), req.GetParamTypes())
 	if err != nil {
 		return err
 	}
-	eng := &spannerpb.ExecuteSqlRequest{Session: sess.engine, Sql: sql, Params: params, ParamTypes: types}
+	if err := s.checkQuery(sql, p); err != nil {
+		return err
+	}
+	eng := &spannerpb.ExecuteSqlRequest{Session: sess.engine, Sql: sql, Params: p.values, ParamTypes: p.types}
 	var msgs []*spannerpb.PartialResultSet
 	err = s.reading(ctx, sel.tx, func() error {
 		st, err := s.engine.ExecuteStreamingSql(ctx, eng)
@@ -461,7 +464,12 @@ func (s *service) runDML(ctx context.Context, tx *txn, sql string, params *struc
 	if classify(sql) != dmlStatement {
 		return nil, invalid("not a DML statement: %q", sql)
 	}
-	n, rs, err := s.execute(ctx, tx, sql, params, types)
+	var n int64
+	var rs *spannerpb.ResultSet
+	err := recovered("DML statement", func() (err error) {
+		n, rs, err = s.execute(ctx, tx, sql, params, types)
+		return err
+	})
 	if err != nil {
 		s.poison(tx, err)
 		return nil, err

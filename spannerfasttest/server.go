@@ -57,7 +57,7 @@ func Start() (*Server, error) {
 	s := &Server{
 		engine: engine,
 		conn:   conn,
-		grpc:   grpc.NewServer(),
+		grpc:   grpc.NewServer(grpc.ChainUnaryInterceptor(recoverUnary), grpc.ChainStreamInterceptor(recoverStream)),
 		lis:    lis,
 		path:   fmt.Sprintf("projects/%s/instances/%s/databases/%s", Project, Instance, Database),
 	}

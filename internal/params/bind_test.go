@@ -43,7 +43,7 @@ func checkBind(t *testing.T, d sqlparse.Dialect, cases []bindCase) {
 		if err != nil {
 			t.Fatalf("%v %s: %v", d, c.name, err)
 		}
-		sent, params, _, err := Bind(st.SQL, st.Params, st.Named, bindArgs(c.args))
+		sent, params, _, err := Bind(st.SQL, NamesOf(&st), bindArgs(c.args))
 		if c.missing != "" {
 			var me *MissingParamError
 			if !errors.As(err, &me) || me.Name != c.missing || status.Code(err) != codes.InvalidArgument {
@@ -97,16 +97,30 @@ func TestBindGoogleSQL(t *testing.T) {
 
 // TestBindPostgreSQL: each binding rule on a PostgreSQL statement, as
 // go-sql-spanner binds (its TestIndexedParametersWithPG,
-// TestNamedParametersWithPG, TestPositionalParametersWithPG): $n is the
-// parameter pn, and @name and ? are rewritten to $1, $2... in order.
+// TestNamedParametersWithPG, TestPositionalParametersWithPG) but for one:
+// $n is the parameter pn, which the n-th unnamed argument binds whatever
+// the order of the $n; @name and ? are rewritten to $1, $2... in order.
 func TestBindPostgreSQL(t *testing.T) {
 	named := sql.Named
 	checkBind(t, sqlparse.PostgreSQL, []bindCase{
 		{name: "$n positional", sql: "SELECT $1, $2", args: []any{"a", "b"}, want: map[string]string{"p1": "a", "p2": "b"}},
 		{name: "$n reused", sql: "SELECT $1, $2, $2, $1", args: []any{"a", "b"}, want: map[string]string{"p1": "a", "p2": "b"}},
-		// go-sql-spanner binds unnamed arguments to $n in the order the
-		// $n first appear, not by their number.
-		{name: "$2 before $1, positional", sql: "SELECT $2, $1", args: []any{"first", "second"}, want: map[string]string{"p2": "first", "p1": "second"}},
+		// The n-th unnamed argument binds $n, whatever the order the $n
+		// appear in, as in PostgreSQL (go-sql-spanner binds them in order
+		// of first appearance: its TestIndexedParametersWithPG,
+		// input_out_of_order, gives "first" to $2).
+		{name: "$2 before $1, positional", sql: "SELECT $2, $1", args: []any{"first", "second"}, want: map[string]string{"p1": "first", "p2": "second"}},
+		{name: "$1, $3, $2", sql: "INSERT INTO people (id, last_name, first_name) VALUES ($1, $3, $2)", args: []any{1, "John", "Smith"},
+			want: map[string]string{"p1": "1", "p2": "John", "p3": "Smith"}},
+		{name: "$n reused out of order", sql: "SELECT $2, $1, $2", args: []any{"a", "b"}, want: map[string]string{"p1": "a", "p2": "b"}},
+		{name: "$10 after $9", sql: "SELECT $10, $2, $1", args: []any{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"},
+			want: map[string]string{"p1": "1", "p2": "2", "p10": "10"}},
+		{name: "$n gap: the skipped argument is not sent", sql: "SELECT $3, $1", args: []any{"a", "b", "c"}, want: map[string]string{"p1": "a", "p3": "c"}},
+		{name: "$n gap, named", sql: "SELECT $3, $1", args: []any{named("p3", "c"), named("p1", "a")}, want: map[string]string{"p1": "a", "p3": "c"}},
+		{name: "$n gap, too few: the lowest missing", sql: "SELECT $3, $1", args: []any{"a", "b"}, missing: "p3"},
+		{name: "$01 is $1", sql: "SELECT $01, $2", args: []any{"a", "b"}, want: map[string]string{"p01": "a", "p2": "b"}},
+		{name: "$n positional and named", sql: "SELECT $2, $1", args: []any{"a", named("p2", "b")}, want: map[string]string{"p1": "a", "p2": "b"}},
+		{name: "$n named overrides positional", sql: "SELECT $2, $1", args: []any{"a", "b", named("p1", "c")}, want: map[string]string{"p1": "c", "p2": "b"}},
 		{name: "$2 before $1, named by number", sql: "SELECT $2, $1", args: []any{named("p1", "one"), named("p2", "two")}, want: map[string]string{"p1": "one", "p2": "two"}},
 		{name: "$n named, other case", sql: "SELECT $1", args: []any{named("P1", "one")}, want: map[string]string{"p1": "one"}},
 		{name: "$n extra positional ignored", sql: "SELECT $1, $2", args: []any{"1", "2", "3"}, want: map[string]string{"p1": "1", "p2": "2"}},
@@ -171,7 +185,7 @@ func TestBindPostgreSQLAllocs(t *testing.T) {
 			}
 		}
 		return testing.AllocsPerRun(200, func() {
-			if _, _, _, err := Bind(st.SQL, st.Params, st.Named, nv); err != nil {
+			if _, _, _, err := Bind(st.SQL, NamesOf(&st), nv); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -190,6 +204,34 @@ func TestBindPostgreSQLAllocs(t *testing.T) {
 	} {
 		if got := allocs(sqlparse.PostgreSQL, c.sql, c.args); got != gsql {
 			t.Errorf("PostgreSQL %s %v: %v allocations, GoogleSQL named %v", c.sql, c.args, got, gsql)
+		}
+	}
+}
+
+// TestNamesNumInput: what a prepared statement's NumInput answers: its
+// distinct parameters, or -1 (no count for database/sql to check) for a
+// PostgreSQL statement whose $n skip a number, which takes its highest
+// number of unnamed arguments or fewer named ones.
+func TestNamesNumInput(t *testing.T) {
+	for _, c := range []struct {
+		d    sqlparse.Dialect
+		sql  string
+		want int
+	}{
+		{sqlparse.GoogleSQL, "SELECT @b, @a, @b", 2},
+		{sqlparse.GoogleSQL, "SELECT ?, ?", 2},
+		{sqlparse.PostgreSQL, "SELECT $2, $1, $2", 2},
+		{sqlparse.PostgreSQL, "SELECT $3, $1", -1},
+		{sqlparse.PostgreSQL, "SELECT $1, $01", -1},
+		{sqlparse.PostgreSQL, "SELECT @b, @a", 2},
+		{sqlparse.PostgreSQL, "SELECT 1", 0},
+	} {
+		st, err := sqlparse.ParseDialect(c.d, c.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := NamesOf(&st).NumInput(); got != c.want {
+			t.Errorf("%v %s: NumInput %d, want %d", c.d, c.sql, got, c.want)
 		}
 	}
 }

@@ -11,14 +11,17 @@
 //     stands; int, uint and uint64 are INT64, checked for overflow; the
 //     commonest scalars are encoded directly and the rest by the official
 //     client's encoder;
-//   - binding, in both dialects, as go-sql-spanner binds (Bind): an
-//     unnamed argument to the statement's distinct parameter at its own
-//     position, named ones by name (as written, then as sent, then ignoring
+//   - binding, in both dialects, as go-sql-spanner binds (Bind) but for
+//     PostgreSQL $n, which the n-th unnamed argument binds as in
+//     PostgreSQL: an unnamed argument to the statement's distinct
+//     parameter at its own position, named ones by name (as written, then as sent, then ignoring
 //     case; PostgreSQL @name parameters through the names the parse kept),
 //     SpannerNamedArg for names database/sql refuses, and the errors for a
 //     value that cannot be sent (ParamError) or a parameter without one
 //     (MissingParamError, go-sql-spanner's text), both INVALID_ARGUMENT and
-//     naming the parameter.
+//     naming the parameter;
+//   - refusing strings that are not valid UTF-8, in arguments and in
+//     mutations' values (InvalidUTF8Error), before anything is sent.
 //
 // Convert is what a connection's CheckNamedValue does to each argument
 // (ConvertPostgreSQL on a PostgreSQL-dialect database, which first reads

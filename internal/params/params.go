@@ -181,7 +181,7 @@ func encodeParam(name string, v any) (*structpb.Value, *spannerpb.Type, error) {
 		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
 	}
 	if val, ok := untypedString(x); ok {
-		return val, nil, nil
+		return val, nil, CheckUTF8(name, val)
 	}
 	if x, err = widenInts(x); err != nil {
 		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
@@ -209,7 +209,7 @@ func encodeParam(name string, v any) (*structpb.Value, *spannerpb.Type, error) {
 	if err != nil {
 		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
 	}
-	return g.Value, g.Type, nil
+	return g.Value, g.Type, CheckUTF8(name, g.Value)
 }
 
 // The types of the scalars encodeScalar sends. Requests only read them
@@ -410,60 +410,100 @@ func Build(sql string, args []driver.NamedValue) (string, *structpb.Struct, map[
 	if err != nil {
 		return "", nil, nil, err
 	}
-	return Bind(p.sql, p.names, nil, args)
+	return Bind(p.sql, Names{Sent: p.names}, args)
+}
+
+// Names are a parsed statement's parameters (internal/sqlparse), as Bind
+// reads them. They are shared with the statement cache: read only.
+type Names struct {
+	Sent     []string // Statement.Params: the names sent, without the @
+	Written  []string // Statement.Named: PostgreSQL @name parameters as written (nil otherwise)
+	Numbered bool     // Statement.Numbered: PostgreSQL $n, Sent sorted by number
+}
+
+// NamesOf are st's parameter names.
+func NamesOf(st *sqlparse.Statement) Names {
+	return Names{Sent: st.Params, Written: st.Named, Numbered: st.Numbered}
+}
+
+// NumInput is the number of arguments a prepared statement with these
+// parameters takes, for database/sql to check, or -1 when no one count
+// applies: a PostgreSQL statement whose $n skip a number ($1 and $3) takes
+// 3 unnamed arguments (the second unused) or 2 named ones, so Bind checks.
+func (n Names) NumInput() int {
+	if n.Numbered {
+		for i, name := range n.Sent {
+			if sqlparse.CompareNumber(name, strconv.Itoa(i+1)) != 0 {
+				return -1
+			}
+		}
+	}
+	return len(n.Sent)
 }
 
 // Bind binds the arguments of a statement already parsed (internal/sqlparse)
-// to its parameters, as go-sql-spanner binds them, in both dialects. sql is
-// the text to send, names its distinct parameters (Statement.Params) and
-// written, for a PostgreSQL statement written with @name parameters, those
-// names as written (Statement.Named; nil otherwise).
+// to its parameters, in both dialects. sql is the text to send and n its
+// parameters.
 //
-//   - An argument without a name binds the statement's distinct parameter
-//     at its own position among the arguments: the N-th argument binds the
-//     N-th parameter in order of first appearance (p1..pN for `?`; for
-//     PostgreSQL's $n, the order in which they first appear, so `$2 ... $1`
-//     takes the first argument for $2). Beyond the parameters it is ignored.
+//   - An argument without a name binds the statement's parameter at its
+//     own position among the arguments. PostgreSQL $n (n.Numbered): the
+//     N-th argument binds $N, whatever the order the $n appear in, as in
+//     PostgreSQL (go-sql-spanner binds them in order of first appearance,
+//     so `$2 ... $1` takes its first argument for $2); an argument whose
+//     number the statement does not use ($2 of `$1 ... $3`) is ignored.
+//     Else, as go-sql-spanner binds: the N-th distinct parameter in order
+//     of first appearance (p1..pN for `?`). Beyond the parameters it is
+//     ignored.
 //   - A named argument binds the parameter it names: a name as written in
 //     the statement first (PostgreSQL @name: the $n it became), then a
 //     parameter name as sent (p1, so sql.Named("p1", v) binds $1), then the
 //     same two ignoring case. A name the statement does not use is sent as
 //     it is.
 //   - Every parameter must have a value, else *MissingParamError names it
-//     as written. Values that differ only in case serve each other.
+//     as written (for $n: the lowest number without one). Values that
+//     differ only in case serve each other.
 //
 // Nothing here depends on the dialect but the names it is given, which the
 // parse computed once.
-func Bind(sql string, names, written []string, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
+func Bind(sql string, n Names, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
+	names, written := n.Sent, n.Written
 	if len(args) == 0 && len(names) == 0 {
 		return sql, nil, nil, nil
 	}
 	params := &structpb.Struct{Fields: make(map[string]*structpb.Value, len(args))}
 	types := make(map[string]*spannerpb.Type, len(args))
+	next := 0 // Numbered: names[:next] have numbers below the argument's
 	for i, a := range args {
 		unwrapNamedArg(&a) // direct use, without CheckNamedValue
-		var name string
-		if a.Name == "" {
-			if i >= len(names) {
-				continue
-			}
-			name = names[i]
-		} else {
-			name = boundName(strings.TrimPrefix(a.Name, "@"), names, written)
+		var one [1]string
+		var bound []string
+		switch {
+		case a.Name != "":
+			one[0] = boundName(strings.TrimPrefix(a.Name, "@"), names, written)
+			bound = one[:]
+		case n.Numbered:
+			bound, next = numbered(names, next, i+1)
+		case i < len(names):
+			bound = names[i : i+1]
+		}
+		if len(bound) == 0 {
+			continue
 		}
 		e, ok := a.Value.(encodedParam)
 		if !ok {
-			val, typ, err := encodeParam(name, a.Value)
+			val, typ, err := encodeParam(bound[0], a.Value)
 			if err != nil {
 				return "", nil, nil, err
 			}
 			e = encodedParam{value: val, typ: typ}
 		}
-		params.Fields[name] = e.value
-		if e.typ != nil {
-			types[name] = e.typ
-		} else {
-			delete(types, name) // a later untyped value replaced a typed one
+		for _, name := range bound {
+			params.Fields[name] = e.value
+			if e.typ != nil {
+				types[name] = e.typ
+			} else {
+				delete(types, name) // a later untyped value replaced a typed one
+			}
 		}
 	}
 	for i, n := range names {
@@ -475,6 +515,23 @@ func Bind(sql string, names, written []string, args []driver.NamedValue) (string
 		}
 	}
 	return sql, params, types, nil
+}
+
+// numbered returns the names (sorted by number) of the parameters $k,
+// looking from names[from], where the names of lower numbers end: there is
+// one, none (a number the statement skips or beyond its last), or several
+// spellings of one number ($1 and $01). It allocates nothing.
+func numbered(names []string, from, k int) ([]string, int) {
+	var buf [20]byte
+	digits := string(strconv.AppendInt(buf[:0], int64(k), 10))
+	for from < len(names) && sqlparse.CompareNumber(names[from], digits) < 0 {
+		from++
+	}
+	end := from
+	for end < len(names) && sqlparse.CompareNumber(names[end], digits) == 0 {
+		end++
+	}
+	return names[from:end], from
 }
 
 // boundName is the parameter a named argument binds (see Bind): names and

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -43,9 +44,13 @@ type Statement struct {
 	SQL string
 	// Params are the distinct parameter names without the @ (p1..pN for
 	// `?`); client-side statements have none. PostgreSQL: $n is named pn
-	// (the name Spanner's PostgreSQL interface binds it to), in the order
-	// the $n first appear; `?` and @name are p1..pN.
+	// (the name Spanner's PostgreSQL interface binds it to), ordered by
+	// their number (Numbered is set); `?` and @name are p1..pN.
 	Params []string
+	// Numbered is set for a PostgreSQL statement written with $n
+	// parameters: the n-th unnamed argument binds $n whatever the order
+	// the $n appear in, as in PostgreSQL. Params is then sorted by number.
+	Numbered bool
 	// Named is set only for a PostgreSQL statement written with @name
 	// parameters, which scanning rewrote to $1, $2...: Named[i] is the
 	// name as written (without the @) of Params[i], for binding arguments
@@ -98,6 +103,10 @@ var (
 	// and @name (PostgreSQL: and $n). Its *SyntaxError's text is
 	// go-sql-spanner's: "statement must only use one parameter style".
 	ErrMixedParams = errors.New("statement mixes positional (?) and named (@name) parameters")
+	// ErrInvalidUTF8: the text is not valid UTF-8, which Spanner (and
+	// gRPC's marshalling of the request) refuses. Offset is the first
+	// invalid byte.
+	ErrInvalidUTF8 = errors.New("SQL statement is not valid UTF-8")
 )
 
 // SyntaxError is a statement the driver cannot scan. It unwraps to one of
@@ -154,6 +163,9 @@ func ParseDialect(d Dialect, sql string) (Statement, error) {
 // unread (the query of a partition statement must be a query: its form
 // would never be used, and the parse does not recurse).
 func parse(d *dialect, sql string, withClient bool) (Statement, error) {
+	if !utf8.ValidString(sql) {
+		return Statement{SQL: sql}, syntaxError(sql, InvalidUTF8At(sql), ErrInvalidUTF8, "invalid byte")
+	}
 	st, form, err := classify(d, sql)
 	if err != nil {
 		return st, err
@@ -170,11 +182,11 @@ func parse(d *dialect, sql string, withClient bool) (Statement, error) {
 		return st, err
 	}
 	sc, err := scan(d, sql, true)
-	st.SQL, st.Params, st.Named, st.Multi = sc.sql, sc.params, sc.named, sc.multi
+	st.SQL, st.Params, st.Named, st.Numbered, st.Multi = sc.sql, sc.params, sc.named, sc.numbered, sc.multi
 	if st.Multi {
 		// Each statement is parsed on its own when it runs: parameters
 		// number from 1 in each, and one may use ? where another uses @x.
-		st.SQL, st.Params, st.Named = sql, nil, nil
+		st.SQL, st.Params, st.Named, st.Numbered = sql, nil, nil, false
 		return st, err
 	}
 	if err == nil {
@@ -307,6 +319,8 @@ type scanned struct {
 	params []string // Statement.Params
 	named  []string // Statement.Named
 	multi  bool     // a top-level semicolon is followed by another statement
+
+	numbered bool // Statement.Numbered
 }
 
 // scan collects the parameters and, if rewrite, replaces each `?` with
@@ -380,9 +394,10 @@ func positionalNames(n int) []string {
 }
 
 // scanPG is scan for PostgreSQL. $n stays as written and is the parameter
-// pn. As in go-sql-spanner, `?` is rewritten to $1, $2... (p1, p2...), and
-// @name to $1, $2... in the order the distinct names first appear (p1,
-// p2..., with the names as written in scanned.named). One statement uses
+// pn; the names are sorted by number (see Statement.Numbered). As in
+// go-sql-spanner, `?` is rewritten to $1, $2... (p1, p2...), and @name to
+// $1, $2... in the order the distinct names first appear (p1, p2..., with
+// the names as written in scanned.named). One statement uses
 // one of the three styles: mixing them is ErrMixedParams. A rewritten
 // parameter gets a space before it after a word and after it before a word
 // or a $, so it cannot join a neighbour (PostgreSQL identifiers may hold
@@ -469,8 +484,23 @@ func scanPG(sql string, rewrite bool) (scanned, error) {
 	case names != nil:
 		b.WriteString(sql[done:])
 		return scanned{sql: b.String(), params: positionalNames(len(names)), named: names}, nil
+	case params != nil:
+		slices.SortStableFunc(params, func(a, b string) int { return CompareNumber(a, b[1:]) })
+		return scanned{sql: sql, params: params, numbered: true}, nil
 	}
-	return scanned{sql: sql, params: params}, nil
+	return scanned{sql: sql}, nil
+}
+
+// CompareNumber compares the number of the parameter pn named name (the
+// digits after its first byte) with the decimal digits n, as numbers of any
+// size: leading zeros do not count. It is -1, 0 or +1, and allocates
+// nothing.
+func CompareNumber(name, n string) int {
+	a, b := strings.TrimLeft(name[1:], "0"), strings.TrimLeft(n, "0")
+	if c := len(a) - len(b); c != 0 {
+		return max(-1, min(1, c))
+	}
+	return strings.Compare(a, b)
 }
 
 // addName appends name unless names has it already. Names that differ in
@@ -492,4 +522,17 @@ func FindName(names []string, name string) int {
 		}
 	}
 	return -1
+}
+
+// InvalidUTF8At is the offset of the first byte of s that is not part of a
+// valid UTF-8 sequence (len(s) if there is none).
+func InvalidUTF8At(s string) int {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(s)
 }

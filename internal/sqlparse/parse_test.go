@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -211,7 +212,8 @@ func checkClassify(t *testing.T, d Dialect, cases []classifyCase) {
 }
 
 // FuzzParse: any text gives a Statement or a *SyntaxError (InvalidArgument),
-// never a panic; parameter names are distinct and appear in the SQL; the
+// never a panic; text that is not valid UTF-8 is ErrInvalidUTF8 at its
+// first invalid byte, and only such text; parameter names are distinct and appear in the SQL; the
 // rewrite leaves every literal, quoted identifier and comment as it was
 // (re-scanning finds the same ones); and it is a fixed point.
 func FuzzParse(f *testing.F) {
@@ -230,12 +232,20 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	f.Add("SELECT 'a\xffb'")
+	f.Add("SELECT '\xc3(' -- \xe2\x82")
 	f.Fuzz(func(t *testing.T, sql string) {
 		st, err := Parse(sql)
+		if valid := utf8.ValidString(sql); valid == errors.Is(err, ErrInvalidUTF8) {
+			t.Fatalf("%q (valid UTF-8: %v): %v", sql, valid, err)
+		}
 		if err != nil {
 			var se *SyntaxError
 			if !errors.As(err, &se) || status.Code(err) != codes.InvalidArgument {
 				t.Fatalf("%q: error %v is not an InvalidArgument *SyntaxError", sql, err)
+			}
+			if r, n := utf8.DecodeRuneInString(sql[min(se.Offset, len(sql)):]); errors.Is(err, ErrInvalidUTF8) && (r != utf8.RuneError || n != 1 || !utf8.ValidString(sql[:se.Offset])) {
+				t.Fatalf("%q: offset %d is not the first invalid byte", sql, se.Offset)
 			}
 			return
 		}

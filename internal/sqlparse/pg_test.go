@@ -77,7 +77,7 @@ func TestParamsPG(t *testing.T) {
 	}{
 		{"SELECT 1", "SELECT 1", nil, nil},
 		{"SELECT * FROM T WHERE a = $1 AND b = $2", "SELECT * FROM T WHERE a = $1 AND b = $2", []string{"p1", "p2"}, nil},
-		{"SELECT $2, $1, $2, $10", "SELECT $2, $1, $2, $10", []string{"p2", "p1", "p10"}, nil},
+		{"SELECT $2, $1, $2, $10", "SELECT $2, $1, $2, $10", []string{"p1", "p2", "p10"}, nil}, // ordered by number: the n-th argument binds $n
 		{"SELECT $1::int, x::text", "SELECT $1::int, x::text", []string{"p1"}, nil},
 		{"SELECT * FROM T WHERE a = ? AND b = ?", "SELECT * FROM T WHERE a = $1 AND b = $2", []string{"p1", "p2"}, nil},
 		{"SELECT a=?AND b=?1, ?$$x$$, x?", "SELECT a=$1 AND b=$2 1, $3 $$x$$, x $4", []string{"p1", "p2", "p3", "p4"}, nil},
@@ -409,10 +409,11 @@ func TestParseNoCopyPG(t *testing.T) {
 // a Statement or an InvalidArgument *SyntaxError, never a panic, the same
 // one each time; the rewrite leaves every literal, quoted identifier and
 // comment as it was; Params are exactly the $n of the rewritten text (no
-// `?` or @name is left in it), distinct; and it is a fixed point.
+// `?` or @name is left in it), distinct, ordered by number, and Numbered
+// says the text was written with $n; and it is a fixed point.
 func FuzzParsePostgreSQL(f *testing.F) {
 	for _, s := range []string{
-		"SELECT ?", "SELECT $1, $2, $1", "SELECT @a, @A, @b", "SELECT '?', \"$1\", $$?$$, $t$@a$t$", "SELECT 'it''s' ?",
+		"SELECT ?", "SELECT $1, $2, $1", "SELECT $2, $10, $1, $01, $3", "SELECT @a, @A, @b", "SELECT '?', \"$1\", $$?$$, $t$@a$t$", "SELECT 'it''s' ?",
 		"E'\\'?'?", "e'\\\\'$1", "/* /* ? */ ? */ ?", "-- ?\n?", "# ?", "`?`", "SELECT 'unterminated ?", "SELECT $$", "$a$ $b$",
 		"SELECT ?, $1", "SELECT $1, @x", "a$1?", "??1", "x::int", "$1::text", "$", "$$", "$1$", "@", "?$$x$$?", "/*", "'", "\"",
 		"SET spanner.a TO 'b'", "SET SESSION x = 1", "SET LOCAL a TO DEFAULT", "SET TRANSACTION READ ONLY", "SHOW statement_timeout",
@@ -464,8 +465,23 @@ func FuzzParsePostgreSQL(f *testing.F) {
 			}
 			i = end
 		}
+		// Params are the $n of the text ordered by number ($1 before $2
+		// whatever comes first: the n-th argument binds $n), so for a
+		// rewritten statement, whose $1..$n appear in order, p1..pn.
+		slices.SortStableFunc(numbered, func(a, b string) int { return CompareNumber(a, b[1:]) })
 		if !slices.Equal(numbered, st.Params) {
-			t.Fatalf("%q -> %q: Params %q, want the $n of the text %q", sql, st.SQL, st.Params, numbered)
+			t.Fatalf("%q -> %q: Params %q, want the $n of the text by number %q", sql, st.SQL, st.Params, numbered)
+		}
+		for i := 1; i < len(st.Params); i++ {
+			if CompareNumber(st.Params[i-1], st.Params[i][1:]) > 0 {
+				t.Fatalf("%q: Params %q not ordered by number", sql, st.Params)
+			}
+		}
+		if st.Numbered != (len(st.Params) > 0 && st.SQL == sql && st.Named == nil) {
+			t.Fatalf("%q: Numbered %v for Params %q", sql, st.Numbered, st.Params)
+		}
+		if !st.Numbered && len(st.Params) > 0 && !slices.Equal(st.Params, positionalNames(len(st.Params))) {
+			t.Fatalf("%q: rewritten parameters %q, want p1..pn", sql, st.Params)
 		}
 		if st.Named != nil && len(st.Named) != len(st.Params) {
 			t.Fatalf("%q: Named %q for Params %q", sql, st.Named, st.Params)
