@@ -307,7 +307,7 @@ func (c *Conn) requestFor(ctx context.Context, st statement, args []driver.Named
 
 // fillRequest is requestFor into req, which must be zero.
 func (c *Conn) fillRequest(ctx context.Context, st statement, args []driver.NamedValue, req *spannerpb.ExecuteSqlRequest) error {
-	sql, values, types, err := params.Bind(st.sql, st.params, st.named, args)
+	sql, values, types, err := params.Bind(st.sql, st.params, st.named, args, c.props().SendTypedStrings)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func TestArgumentsConvertedInTheDialect(t *testing.T) {
 		if err := check(&nv); err != nil {
 			t.Fatal(err)
 		}
-		_, ps, _, err := params.Bind("SELECT @p1", []string{"p1"}, nil, []driver.NamedValue{nv})
+		_, ps, _, err := params.Bind("SELECT @p1", []string{"p1"}, nil, []driver.NamedValue{nv}, false)
 		if err != nil {
 			t.Fatal(err)
 		}
