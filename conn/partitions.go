@@ -293,7 +293,7 @@ func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []
 	}
 	req.Session = t.Session()
 	req.Transaction = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: t.ID()}}
-	req.RequestOptions = c.requestOptions(tag)
+	req.RequestOptions = c.stmtReq.WithClientContext(c.requestOptions(tag))
 	req.DataBoostEnabled = c.props().DataBoostEnabled
 	if req.DirectedReadOptions, err = c.directedRead(); err != nil {
 		return nil, err
