@@ -360,19 +360,8 @@ func (c *Conn) streamUntil(ctx context.Context, qr *queryRows, req *spannerpb.Ex
 	// failures happen (and are retried) in there; on error it closes the
 	// stream, which cancels the call. ExecOptions.DirectExecuteContext
 	// bounds that wait (and only that one: the rows keep ctx).
-	var stop func() bool
-	direct := c.stmtReq.DirectExecuteContext()
-	if direct != nil {
-		stop = context.AfterFunc(direct, q.Cancel)
-	}
-	err := qr.rows.Init(q, ro)
-	if stop != nil && !stop() {
-		if err == nil {
-			_ = qr.rows.Close()
-		}
-		return nil, status.FromContextError(direct.Err()).Err()
-	}
-	if err != nil {
+	bound := q.Bound(c.stmtReq.DirectExecuteContext())
+	if err := bound(qr.rows.Init(q, ro), &qr.rows); err != nil {
 		return nil, err
 	}
 	return &qr.rows, nil
