@@ -169,9 +169,11 @@ func (c *Conn) rollback(ctx context.Context) (err error) {
 	defer c.state.EndTransaction(false)
 	defer c.leaveReadWrite()
 	if t.ctx != nil {
-		ctx = context.WithoutCancel(t.ctx)
+		ctx = t.ctx
 	}
-	if err = t.Rollback(ctx); err != nil {
+	// Tx.Rollback has no context, and database/sql calls it when BeginTx's
+	// context has ended: the rollback has a bound of its own instead.
+	if err = t.RollbackDetached(ctx); err != nil {
 		c.noteUnknownOutcome(err)
 	}
 	if failed {

@@ -534,9 +534,14 @@ func (c *Conn) ResetSession(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the connection. The shared session and channels belong to
-// the connector and stay open.
+// Close releases the connection (the connector's session and channels stay
+// open). An open transaction (database/sql closes a connection left in one
+// without ResetSession) is rolled back, bounded by txn.RollbackTimeout; as
+// in go-sql-spanner its failure is not Close's: Spanner ends it itself.
 func (c *Conn) Close() error {
+	if c.tx != nil && !c.closed {
+		_ = c.rollback(context.Background())
+	}
 	c.closed = true
 	c.streamCtx.Close()
 	c.sessions.Close()

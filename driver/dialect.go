@@ -11,6 +11,7 @@ import (
 	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 // dialectQuery asks the database for its dialect: go-sql-spanner's text to
@@ -23,25 +24,70 @@ const dialectQuery = "select option_value from information_schema.database_optio
 // connector's Client learns it on the first connection (this connection
 // asks the database, as go-sql-spanner's first connection does, unless the
 // DSN gives database_dialect) and keeps it; concurrent first connections
-// share one question, and a failure is not kept, so the next connection
-// asks again. connect_timeout bounds the question. The connection's
-// properties then start at the DSN's with that dialect.
+// share one question, which goes on while any of them waits (so one
+// caller's deadline fails nobody else's connection), and a failure is not
+// kept, so the next connection asks again. The connection's properties
+// then start at the DSN's with that dialect.
 func (c *Connector) open(ctx context.Context) (*conn.Conn, error) {
-	cn := conn.New(c.client, nil)
-	if t := c.client.Config().ConnectTimeout; t > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t)
-		defer cancel()
-	}
-	cfg, err := c.client.DialectConfig(ctx, func(ctx context.Context) (dsn.DatabaseDialect, error) {
-		return askDialect(ctx, cn)
-	})
+	p := &probe{client: c.client, cn: conn.New(c.client, nil)}
+	cfg, err := c.client.DialectConfig(ctx, p.ask)
 	if err != nil {
-		_ = cn.Close()
+		p.giveUp()
 		return nil, err
 	}
-	cn.SetDatabase(cfg, c.statements.get(cfg))
-	return cn, nil
+	p.cn.SetDatabase(cfg, c.statements.get(cfg))
+	return p.cn, nil
+}
+
+// probe is the new connection the dialect question runs on, lent by its
+// opener. The question may go on after the opener stopped waiting (its
+// context ended); whichever of the two is done with the connection last
+// closes it then. A question that begins after its opener left runs on a
+// connection of its own.
+type probe struct {
+	client *transport.Client
+	cn     *conn.Conn
+	mu     sync.Mutex
+	lent   bool // the question runs on cn
+	given  bool // the opener gave cn up
+}
+
+// ask is the transport.DetectDialect of the question.
+func (p *probe) ask(ctx context.Context) (dsn.DatabaseDialect, error) {
+	p.mu.Lock()
+	cn := p.cn
+	if p.given {
+		cn = nil
+	} else {
+		p.lent = true
+	}
+	p.mu.Unlock()
+	if cn == nil {
+		own := conn.New(p.client, nil)
+		defer own.Close()
+		return askDialect(ctx, own)
+	}
+	d, err := askDialect(ctx, cn)
+	p.mu.Lock()
+	p.lent = false
+	closeIt := p.given
+	p.mu.Unlock()
+	if closeIt {
+		_ = cn.Close()
+	}
+	return d, err
+}
+
+// giveUp is the opener's once it failed: the connection is closed now,
+// unless the question still runs on it (ask closes it then).
+func (p *probe) giveUp() {
+	p.mu.Lock()
+	p.given = true
+	busy := p.lent
+	p.mu.Unlock()
+	if !busy {
+		_ = p.cn.Close()
+	}
 }
 
 // askDialect runs dialectQuery on cn (a single-use strong read without the

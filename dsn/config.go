@@ -18,6 +18,14 @@ const (
 
 	// DefaultDDLAsyncWaitTimeout is ddl_async_wait_timeout's default.
 	DefaultDDLAsyncWaitTimeout = 10 * time.Second
+	// DefaultConnectTimeout is connect_timeout's default: reaching
+	// Spanner's front end (TCP, TLS, HTTP/2) and creating the multiplexed
+	// session take well under a second wherever the endpoint is reachable,
+	// so ten seconds leave an order of magnitude for a slow network or a
+	// slow credentials lookup, while an application without a deadline of
+	// its own learns of a wrong or unreachable endpoint in seconds instead
+	// of waiting forever.
+	DefaultConnectTimeout = 10 * time.Second
 	// DefaultAutoBatchDMLUpdateCount is auto_batch_dml_update_count's
 	// default.
 	DefaultAutoBatchDMLUpdateCount = 1
@@ -224,8 +232,10 @@ type Config struct {
 	// DisableStatementCache (disable_statement_cache) turns the statement
 	// cache off.
 	DisableStatementCache bool
-	// ConnectTimeout (connect_timeout) bounds the creation of the session
-	// (and the emulator set-up); 0 means only the caller's context bounds it.
+	// ConnectTimeout (connect_timeout) bounds reaching the endpoint and the
+	// creation of the session (and the emulator set-up); an endpoint not
+	// reached within it fails with UNAVAILABLE naming it. Default
+	// DefaultConnectTimeout; 0 means only the caller's context bounds it.
 	ConnectTimeout time.Duration
 	// ConnectionStateType (connection_state_type): TRANSACTIONAL makes SET
 	// in a transaction part of it (undone by its rollback); DEFAULT is the
@@ -418,6 +428,7 @@ func NewConfig() *Config {
 		AutoBatchDMLUpdateCountVerification: true,
 		DDLExecutionMode:                    DDLSync,
 		DDLAsyncWaitTimeout:                 DefaultDDLAsyncWaitTimeout,
+		ConnectTimeout:                      DefaultConnectTimeout,
 		MaxPartitionedParallelism:           DefaultMaxPartitionedParallelism,
 
 		ClientMinMessages: "notice",

@@ -87,6 +87,9 @@ func split(s string) (*parts, error) {
 			return nil, &Error{Kind: ErrMalformed, Value: rest,
 				Reason: "want " + pathGrammar + " after the host " + quote(host) + ", got " + quote(rest)}
 		}
+		if reason := checkEndpoint(host); reason != "" {
+			return nil, invalid("endpoint", host, reason) // the prefix is the endpoint's value
+		}
 		pt.host = host
 	}
 	if err := pt.parsePath(rest); err != nil {

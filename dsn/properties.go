@@ -92,7 +92,7 @@ func IsolationLevelName(l sql.IsolationLevel) string {
 // docs/properties.md all read this table; the order is FormatDSN's.
 var properties = []property{
 	// Startup properties.
-	startup(stringProp("endpoint", func(c *Config) *string { return &c.Endpoint })).typed("host:port").
+	startup(endpointProp()).typed("host:port").
 		doc("Spanner API endpoint (also the DSN's HOST[:PORT] prefix); empty means SPANNER_EMULATOR_HOST if set, else localhost:9010 with auto_config_emulator, else " + DefaultEndpoint),
 	startup(stringProp("authority", func(c *Config) *string { return &c.Authority })).
 		doc("overrides the :authority header and the TLS server name, for private endpoints whose name differs from the certificate"),
@@ -127,7 +127,7 @@ var properties = []property{
 	startup(boolProp("disable_statement_cache", func(c *Config) *bool { return &c.DisableStatementCache })).
 		doc("turns the per-connector cache of parsed statements off"),
 	startup(durationProp("connect_timeout", func(c *Config) *time.Duration { return &c.ConnectTimeout }, 0)).
-		doc("bounds the creation of the session (and the emulator set-up); 0: only the caller's context bounds it"),
+		doc("bounds reaching the endpoint and creating the session (and the emulator set-up), also when the caller's context has no deadline: an endpoint that refuses or never answers fails with UNAVAILABLE naming it; a shorter caller deadline still wins; 0: only the caller's context bounds it"),
 	startup(shown(enumProp("connection_state_type", func(c *Config) *ConnectionStateType { return &c.ConnectionStateType }, map[string]ConnectionStateType{
 		"DEFAULT": ConnectionStateDefault, "TRANSACTIONAL": ConnectionStateTransactional, "NONTRANSACTIONAL": ConnectionStateNonTransactional,
 	}, "DEFAULT, TRANSACTIONAL or NON_TRANSACTIONAL"), func(c *Config) any { return stateTypeText(c.ConnectionStateType) })).

@@ -42,7 +42,7 @@ var propCases = []propCase{
 	{name: "disable_query_text_in_traces", wantDef: false, set: "true", wantSet: true, startup: true},
 	{name: "statement_cache_size", wantDef: "1000", set: "5", wantSet: "5", startup: true},
 	{name: "disable_statement_cache", wantDef: false, set: "true", wantSet: true, startup: true},
-	{name: "connect_timeout", wantDef: "0s", set: "90s", wantSet: "1m30s", startup: true},
+	{name: "connect_timeout", wantDef: "10s", set: "90s", wantSet: "1m30s", startup: true},
 	{name: "connection_state_type", wantDef: "0", set: "non_transactional", wantSet: "2", startup: true, canonical: "NON_TRANSACTIONAL"},
 	{name: "database_dialect", wantDef: "DATABASE_DIALECT_UNSPECIFIED", set: "PostgreSQL", wantSet: "POSTGRESQL", startup: true, canonical: "POSTGRESQL"},
 	{name: "isolation_level", wantDef: "Default", set: "repeatable_read", wantSet: "Repeatable Read", canonical: "REPEATABLE_READ"},

@@ -56,6 +56,9 @@ func splitURL(s string) (*parts, error) {
 		return nil, &Error{Kind: ErrMalformed, Value: u.Fragment,
 			Reason: "a fragment (#" + u.Fragment + ") in a connection URL: write a '#' in a value as %23"}
 	}
+	if reason := checkEndpoint(u.Host); reason != "" {
+		return nil, invalid("endpoint", u.Host, reason) // the host is the endpoint's value
+	}
 	pt := &parts{host: u.Host, params: map[string]string{}}
 	path := strings.TrimPrefix(u.Path, "/")
 	if !strings.HasPrefix(path, "projects/") {

@@ -103,6 +103,7 @@ func TestParsePostgreSQLURLRefused(t *testing.T) {
 		{"postgresql://h/" + db + "?database_role=x#y", "", "write a '#' in a value as %23", dsn.ErrMalformed},
 		{"postgresql://h/" + db + "?database_role=%zz", "", "bad %-escape", dsn.ErrMalformed},
 		{"postgresql://h:x/" + db, "", "not a URL", dsn.ErrMalformed},
+		{"postgresql://h:99999/" + db, "endpoint", "invalid port", dsn.ErrInvalidValue},
 		{"postgresql://h/projects/p/instances/i/databases/", "", "missing database id", dsn.ErrMalformed},
 		{"postgresql://h/" + db + "?sslmode=off", "sslmode", "want disable, allow, prefer", dsn.ErrInvalidValue},
 		{"postgresql://h/" + db + "?foo=bar", "foo", "unknown", dsn.ErrUnknownProperty},

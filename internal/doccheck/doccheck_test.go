@@ -259,3 +259,22 @@ func TestReadmeTwoCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadmeIsAFrontPage: the README says what spannerfast is, how fast,
+// how to install and use it, and links to the guides; the tests behind its
+// claims are named in the guides, where the checks above keep them honest,
+// so the front page stays short and names none.
+func TestReadmeIsAFrontPage(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const maxLines = 150
+	if n := strings.Count(string(b), "\n"); n > maxLines {
+		t.Errorf("README.md has %d lines, more than %d: move detail to docs/", n, maxLines)
+	}
+	testName := regexp.MustCompile("`(Test|Example|Benchmark|Fuzz)[A-Za-z0-9_]*`")
+	if names := testName.FindAllString(string(b), -1); len(names) > 0 {
+		t.Errorf("README.md names tests %v: name them in the guide that makes the claim", names)
+	}
+}

@@ -19,27 +19,27 @@ import (
 // do not exist, when auto_config_emulator is on; otherwise, and once it has
 // succeeded, it does nothing. Every path to the server (a new connection, a
 // session) calls it first, so that the first statement of any kind, DDL
-// included, finds the database. It is bounded by connect_timeout; a failure
-// is returned and the next call tries again.
+// included, finds the database. Concurrent callers share one set-up, which
+// runs on a context of its own bounded by connect_timeout and waits for
+// each caller only as long as its own context allows (shared_step.go); a
+// failure is returned and the next call tries again.
 func (c *Client) EnsureEmulator(ctx context.Context) error {
 	if !c.cfg.AutoConfigEmulator || c.emulatorReady.Load() {
 		return nil
 	}
-	c.emulatorMu.Lock()
-	defer c.emulatorMu.Unlock()
-	if c.emulatorReady.Load() {
-		return nil
-	}
-	if c.cfg.ConnectTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.ConnectTimeout)
+	_, err := c.emulatorStep.do(ctx, c.life, "the emulator's instance and database", func(ctx context.Context) (struct{}, error) {
+		if c.emulatorReady.Load() {
+			return struct{}{}, nil
+		}
+		ctx, cancel := c.withConnectTimeout(ctx)
 		defer cancel()
-	}
-	if err := c.setUpEmulator(ctx); err != nil {
-		return err
-	}
-	c.emulatorReady.Store(true)
-	return nil
+		if err := c.setUpEmulator(ctx); err != nil {
+			return struct{}{}, err
+		}
+		c.emulatorReady.Store(true)
+		return struct{}{}, nil
+	})
+	return err
 }
 
 // setUpEmulator creates the instance and the database of the DSN if they do

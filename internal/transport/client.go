@@ -15,12 +15,10 @@ import (
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	grpccreds "google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/telemetry"
@@ -75,8 +73,15 @@ type Client struct {
 
 	session       atomic.Pointer[sessionState]
 	emulatorReady atomic.Bool
-	emulatorMu    sync.Mutex     // one emulator set-up at a time
 	emulator      *emulatorState // nil unless on the emulator (emulator.go)
+
+	// The shared start-up steps (shared_step.go), and the context they
+	// run under, which Close ends.
+	sessionStep  sharedStep[*sessionState]
+	dialectStep  sharedStep[*dsn.Config]
+	emulatorStep sharedStep[struct{}]
+	life         context.Context
+	endLife      context.CancelFunc
 
 	official officialClient // Official (underlying.go)
 
@@ -87,8 +92,7 @@ type Client struct {
 	lost atomic.Bool
 
 	mu      sync.Mutex
-	flight  *flight      // session creation in progress, if any
-	dialect dialectState // the database's dialect, once known (dialect.go)
+	dialect *dsn.Config // the configuration with the database's dialect, once known (dialect.go)
 	closed  bool
 }
 
@@ -100,16 +104,6 @@ type sessionState struct {
 	mdLeader metadata.MD
 	// The same, each alone on a context made once, for StreamContext.
 	mdOnly, mdLeaderOnly context.Context
-}
-
-// flight is one session creation; callers that find one in progress wait
-// for it.
-type flight struct {
-	done chan struct{}
-	err  error
-	// ctxEnded: the creator's own context ended; waiters should try again
-	// rather than inherit the error.
-	ctxEnded bool
 }
 
 // NewClient builds the channels for cfg. It makes no RPC (grpc.NewClient
@@ -129,6 +123,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 		return nil, fmt.Errorf("spannerfast: the DSN names no database (want projects/P/instances/I/databases/D): %w", dsn.ErrMalformed)
 	}
 	c := &Client{cfg: cfg, dbPath: cfg.DatabasePath()}
+	c.life, c.endLife = context.WithCancel(context.Background())
 	c.endpoint, c.plain = resolveEndpoint(cfg)
 	c.emulator = newEmulatorState(cfg, c.endpoint, c.dbPath)
 
@@ -298,71 +293,50 @@ func attach(ctx context.Context, md metadata.MD) context.Context {
 // Session returns the name of the multiplexed session, creating it on first
 // use (bounded by connect_timeout). Transient CreateSession failures
 // (UNAVAILABLE, the retryable INTERNAL errors, RESOURCE_EXHAUSTED with a
-// retry delay) are retried with backoff until the context or connect_timeout
-// ends. Concurrent callers share one creation, retries included. If creation
-// fails, the callers waiting for it get the error and the next caller tries
-// again; a caller whose own context ended does not pass that
-// error on to the others, who retry instead. With auto_config_emulator the
-// instance and database are created first if missing. A session older than
-// 7 days is replaced on the next call (the old one is kept if that fails).
+// retry delay) are retried with backoff until connect_timeout ends; an
+// endpoint never reached by then is an *UnreachableError (connect.go).
+// Concurrent callers share one creation, retries included, which runs on
+// a context of its own: each caller waits for it as long as its own
+// context allows, and one caller's deadline ends nobody else's wait
+// (shared_step.go). If creation fails, the callers waiting for it get the
+// error and the next caller tries again. With auto_config_emulator the
+// instance and database are created first if missing. A session older
+// than 7 days is replaced on the next call (the old one is kept if that
+// fails).
 func (c *Client) Session(ctx context.Context) (string, error) {
-	if s := c.session.Load(); s != nil && time.Since(s.created) < maxSessionAge {
-		return s.name, nil
+	old := c.session.Load()
+	if old != nil && time.Since(old.created) < maxSessionAge {
+		return old.name, nil
 	}
-	for {
-		c.mu.Lock()
-		if c.closed {
-			c.mu.Unlock()
-			return "", ErrClosed
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return "", ErrClosed
+	}
+	s, err := c.sessionStep.do(ctx, c.life, "the session", func(ctx context.Context) (*sessionState, error) {
+		cur := c.session.Load()
+		if cur != nil && time.Since(cur.created) < maxSessionAge {
+			return cur, nil // made by a run that ended meanwhile
 		}
-		old := c.session.Load()
-		if old != nil && time.Since(old.created) < maxSessionAge {
-			c.mu.Unlock()
-			return old.name, nil
-		}
-		if f := c.flight; f != nil {
-			c.mu.Unlock()
-			select {
-			case <-f.done:
-			case <-ctx.Done():
-				return "", ctx.Err()
-			}
-			if f.err == nil || f.ctxEnded {
-				continue
-			}
-			if old != nil {
-				return old.name, nil
-			}
-			return "", f.err
-		}
-		f := &flight{done: make(chan struct{})}
-		c.flight = f
-		c.mu.Unlock()
-
 		reason := telemetry.SessionFirst
-		if old != nil {
+		if cur != nil {
 			reason = telemetry.SessionExpired
 		}
 		s, err := c.createSession(ctx, reason)
-
-		c.mu.Lock()
-		c.flight = nil
-		if err == nil {
-			c.session.Store(s)
-		} else {
-			f.err = err
-			f.ctxEnded = ctx.Err() != nil
-		}
-		close(f.done)
-		c.mu.Unlock()
 		if err != nil {
-			if old != nil {
-				return old.name, nil
-			}
-			return "", err
+			return nil, err
 		}
+		c.session.Store(s)
+		return s, nil
+	})
+	switch {
+	case err == nil:
 		return s.name, nil
+	case old != nil && ctx.Err() == nil:
+		return old.name, nil
 	}
+	return "", err
 }
 
 // InvalidateSession forgets the session name if it is the current one, so
@@ -382,13 +356,10 @@ func (c *Client) InvalidateSession(name string) {
 func (c *Client) createSession(ctx context.Context, reason telemetry.SessionReason) (_ *sessionState, err error) {
 	ctx, op := c.tel.Start(ctx, telemetry.CreateSession, "")
 	defer func() { op.End(err) }()
-	if c.cfg.ConnectTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.ConnectTimeout)
-		defer cancel()
-	}
+	ctx, cancel := c.withConnectTimeout(ctx)
+	defer cancel()
 	if err := c.EnsureEmulator(ctx); err != nil {
-		return nil, err
+		return nil, c.unreachable(ctx, err, err)
 	}
 	req := &spannerpb.CreateSessionRequest{
 		Database: c.dbPath,
@@ -397,25 +368,9 @@ func (c *Client) createSession(ctx context.Context, reason telemetry.SessionReas
 			CreatorRole: c.cfg.DatabaseRole,
 		},
 	}
-	var resp *spannerpb.Session
-	b := Backoff{Report: Report{Tel: c.tel, Method: "CreateSession"}}
-	base := c.Context(ctx, true)
-	actx := base
-	for {
-		resp, err = c.Spanner().CreateSession(actx, req)
-		if err == nil {
-			break
-		}
-		// Transient failures are retried until ctx (with connect_timeout)
-		// ends; the flight stays open meanwhile, so waiting callers never
-		// see an error that is still being retried.
-		if perr := b.Pause(ctx, Sleep, err); perr != nil {
-			return nil, fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, perr)
-		}
-		actx = RetryContext(base, err)
-	}
-	if resp.GetName() == "" {
-		return nil, status.Errorf(codes.Internal, "spannerfast: CreateSession on %s returned no session name", c.dbPath)
+	resp, err := c.callCreateSession(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	if c.lost.Swap(false) && reason == telemetry.SessionFirst {
 		reason = telemetry.SessionNotFound
@@ -440,6 +395,7 @@ func (c *Client) Close() error {
 	}
 	c.closed = true
 	c.mu.Unlock()
+	c.endLife() // shared steps in progress end
 	conns := c.conns
 	if c.closeOfficial() {
 		conns = conns[1:] // the official client closed the channel it was given

@@ -23,7 +23,12 @@
 //     (on the emulator each connection has its own: see below). If
 //     creation fails, waiting callers get the error and the next caller
 //     retries. database_role becomes Session.CreatorRole; connect_timeout
-//     bounds the creation. min_sessions / max_sessions have no effect.
+//     (default 10s) bounds the creation, and an endpoint not reached by
+//     then is an *UnreachableError, UNAVAILABLE naming it (connect.go).
+//     min_sessions / max_sessions have no effect.
+//   - The shared start-up steps (shared_step.go: the session, the
+//     dialect question, the emulator set-up), which run on a context of
+//     their own so that no caller's deadline ends them for the others.
 //
 // Retries: transient failures (UNAVAILABLE, the INTERNAL transport errors
 // listed in retry.go, RESOURCE_EXHAUSTED with a RetryInfo delay: see
@@ -43,7 +48,9 @@
 // its session a log record (made, or made again after it expired or was
 // lost). Other errors are returned at once with their gRPC
 // code. A session creation in progress is shared with its waiters, retries
-// included, so they never see a failure that is still being retried.
+// included, so they never see a failure that is still being retried; a
+// waiter whose own context ends gets a *RetryStoppedError naming the
+// step and its latest transient failure.
 //
 // Every request must carry the metadata from Context (database routing),
 // SessionContext or StreamContext (session routing), or AdminContext

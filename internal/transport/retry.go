@@ -219,16 +219,25 @@ func (b *Backoff) Wait(ctx context.Context, sleep SleepFunc, err error, serverDe
 
 // RetryStoppedError is the error when a context (the caller's, or the one
 // statement_timeout or connect_timeout made) ends while a transient failure
-// is being retried. Its gRPC code is the context's: DEADLINE_EXCEEDED, or
-// CANCELED; the official client reports the same code. errors.Is matches
-// both the context error and the last transient error.
+// is being retried, or while the caller waits for a shared start-up step
+// (shared_step.go) that goes on for the other callers. Its gRPC code is the
+// context's: DEADLINE_EXCEEDED, or CANCELED; the official client reports
+// the same code. errors.Is matches both the context error and the last
+// transient error.
 type RetryStoppedError struct {
-	Context error // context.DeadlineExceeded or context.Canceled
-	Last    error // the transient failure that was being retried
+	Context error  // context.DeadlineExceeded or context.Canceled
+	Last    error  // the transient failure that was being retried; nil if none yet (Step)
+	Step    string // what the caller waited for, when it waited for a shared step
 }
 
 func (e *RetryStoppedError) Error() string {
-	return fmt.Sprintf("spannerfast: %v while retrying; last error: %v", e.Context, e.Last)
+	switch {
+	case e.Step == "":
+		return fmt.Sprintf("spannerfast: %v while retrying; last error: %v", e.Context, e.Last)
+	case e.Last == nil:
+		return fmt.Sprintf("spannerfast: %v while waiting for %s", e.Context, e.Step)
+	}
+	return fmt.Sprintf("spannerfast: %v while waiting for %s; last error: %v", e.Context, e.Step, e.Last)
 }
 
 // GRPCStatus makes status.Code(err) report the context's code.
@@ -236,7 +245,12 @@ func (e *RetryStoppedError) GRPCStatus() *status.Status {
 	return status.New(status.FromContextError(e.Context).Code(), e.Error())
 }
 
-func (e *RetryStoppedError) Unwrap() []error { return []error{e.Context, e.Last} }
+func (e *RetryStoppedError) Unwrap() []error {
+	if e.Last == nil {
+		return []error{e.Context}
+	}
+	return []error{e.Context, e.Last}
+}
 
 // Sleep waits d or until ctx ends, returning ctx.Err() in that case.
 func Sleep(ctx context.Context, d time.Duration) error {

@@ -2,12 +2,9 @@ package transport
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
@@ -212,35 +209,20 @@ func (c *Client) createRegularSession(ctx context.Context, reason telemetry.Sess
 	if closed {
 		return "", ErrClosed
 	}
-	if c.cfg.ConnectTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.ConnectTimeout)
-		defer cancel()
-	}
+	ctx, cancel := c.withConnectTimeout(ctx)
+	defer cancel()
 	if err := c.EnsureEmulator(ctx); err != nil {
-		return "", err
+		return "", c.unreachable(ctx, err, err)
 	}
-	req := &spannerpb.CreateSessionRequest{
+	resp, err := c.callCreateSession(ctx, &spannerpb.CreateSessionRequest{
 		Database: c.dbPath,
 		Session:  &spannerpb.Session{CreatorRole: c.cfg.DatabaseRole},
+	})
+	if err != nil {
+		return "", err
 	}
-	b := Backoff{Report: Report{Tel: c.tel, Method: "CreateSession"}}
-	base := c.Context(ctx, true)
-	actx := base
-	for {
-		resp, err := c.Spanner().CreateSession(actx, req)
-		if err == nil {
-			if resp.GetName() == "" {
-				return "", status.Errorf(codes.Internal, "spannerfast: CreateSession on %s returned no session name", c.dbPath)
-			}
-			c.tel.SessionCreated(ctx, resp.GetName(), false, reason)
-			return resp.GetName(), nil
-		}
-		if perr := b.Pause(ctx, Sleep, err); perr != nil {
-			return "", fmt.Errorf("spannerfast: create session on %s: %w", c.dbPath, perr)
-		}
-		actx = RetryContext(base, err)
-	}
+	c.tel.SessionCreated(ctx, resp.GetName(), false, reason)
+	return resp.GetName(), nil
 }
 
 // deleteSession deletes a regular session; nothing is sent once the

@@ -9,7 +9,6 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/spannerfast/spannerfast/internal/mutationpb"
 	"github.com/spannerfast/spannerfast/internal/telemetry"
@@ -409,28 +408,4 @@ func (t *Txn) commitRequestOptions() *spannerpb.RequestOptions {
 		return nil
 	}
 	return &spannerpb.RequestOptions{Priority: t.Options.CommitPriority, TransactionTag: t.Options.Tag}
-}
-
-// Rollback ends a begun read-write transaction on the server. Spanner
-// rolls back on its own what is never committed, so an error here loses
-// nothing; it is returned for the caller to report.
-func (t *Txn) Rollback(ctx context.Context) error {
-	if t.readOnly || t.id == nil {
-		return nil
-	}
-	req := &spannerpb.RollbackRequest{Session: t.session, TransactionId: t.id}
-	ctx, op := t.host.Telemetry().Start(t.traced(ctx), telemetry.Rollback, "")
-	_, err := transport.CallUnary(t.host.SessionContext(ctx, t.session, true), t.report("Rollback"), func(ctx context.Context) (*emptypb.Empty, error) {
-		return t.host.Spanner().Rollback(ctx, req)
-	})
-	op.End(err)
-	return err
-}
-
-// RollbackAfterFailure ends a transaction whose statement or commit failed,
-// as the official client does; its outcome changes nothing for the caller.
-func (t *Txn) RollbackAfterFailure(ctx context.Context) {
-	if t.id != nil {
-		_ = t.Rollback(context.WithoutCancel(ctx))
-	}
 }
