@@ -48,7 +48,7 @@ func (pt *parts) config() (*Config, error) {
 	c.Endpoint = pt.host
 	c.Project, c.Instance, c.Database = pt.project, pt.instance, pt.database
 	for _, kv := range pt.props {
-		if err := setDSNProperty(c, kv[0], kv[1]); err != nil {
+		if err := c.Set(kv[0], kv[1]); err != nil {
 			return nil, err
 		}
 	}
@@ -189,22 +189,6 @@ func (pt *parts) parseParams(params string) error {
 		}
 		pt.props = append(pt.props, [2]string{key, value})
 		pt.params[strings.ToLower(key)] = value
-	}
-	return nil
-}
-
-// setDSNProperty sets the property key of a DSN: known, not a PostgreSQL
-// setting, with a valid value.
-func setDSNProperty(c *Config, key, value string) error {
-	p := lookup(key)
-	if p == nil {
-		return unknownKey(strings.TrimSpace(key))
-	}
-	if p.pg {
-		return notInDSN(p, value)
-	}
-	if err := p.set(c, value); err != nil {
-		return err
 	}
 	return nil
 }

@@ -53,8 +53,9 @@ func splitURL(s string) (*parts, error) {
 		return nil, &Error{Kind: ErrMalformed, Reason: "not a URL (" + unwrapURLError(err) + "): want " + urlGrammar}
 	}
 	if u.Fragment != "" || strings.HasSuffix(s, "#") {
-		return nil, &Error{Kind: ErrMalformed, Value: u.Fragment,
-			Reason: "a fragment (#" + u.Fragment + ") in a connection URL: write a '#' in a value as %23"}
+		// The fragment is not shown: it may be the rest of a secret.
+		return nil, &Error{Kind: ErrMalformed,
+			Reason: "a fragment (#...) in a connection URL: write a '#' in a value as %23"}
 	}
 	if reason := checkEndpoint(u.Host); reason != "" {
 		return nil, invalid("endpoint", u.Host, reason) // the host is the endpoint's value
