@@ -358,10 +358,8 @@ func (c *Conn) streamUntil(ctx context.Context, qr *queryRows, req *spannerpb.Ex
 	q.Start(callCtx, c.props().MaxBufferedBytes, &qr.retry, resend)
 	// Init reads the first response, so opening the call and its transient
 	// failures happen (and are retried) in there; on error it closes the
-	// stream, which cancels the call. ExecOptions.DirectExecuteContext
-	// bounds that wait (and only that one: the rows keep ctx).
-	bound := q.Bound(c.stmtReq.DirectExecuteContext())
-	if err := bound(qr.rows.Init(q, ro), &qr.rows); err != nil {
+	// stream, which cancels the call. DirectExecuteContext bounds the wait.
+	if err := q.Bound(c.stmtReq.DirectExecuteContext())(qr.rows.Init(q, ro), &qr.rows); err != nil {
 		return nil, err
 	}
 	return &qr.rows, nil
