@@ -234,7 +234,7 @@ func (c *Conn) abortBatch() {
 // are bound now, so a bad argument fails here and not at RUN BATCH.
 // Nothing is sent: the result has no rows affected, as go-sql-spanner's.
 func (c *Conn) bufferDML(b *batch, st statement, args []driver.NamedValue) (driver.Result, error) {
-	sql, params, types, err := params.Bind(st.sql, st.names, args)
+	sql, params, types, err := params.Bind(st.sql, st.names, args, c.props().SendTypedStrings)
 	if err != nil {
 		return nil, err
 	}

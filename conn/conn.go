@@ -191,6 +191,7 @@ func (c *Conn) query(ctx context.Context, query string, args []driver.NamedValue
 	if err != nil {
 		return nil, err
 	}
+	opts.NoteQuery(st.multi)
 	return c.queryParsed(ctx, st, query, args, opts)
 }
 
@@ -245,12 +246,12 @@ func (c *Conn) queryOne(ctx context.Context, st statement, query string, args []
 		if err := c.setDirectedRead(req, c.tx.ReadOnly()); err != nil {
 			return nil, err
 		}
-		req.RequestOptions = c.tx.RequestOptions(tag)
+		req.RequestOptions = c.stmtReq.WithClientContext(c.tx.RequestOptions(tag))
 		return c.txQuery(ctx, c.tx, req, opts)
 	}
 	ctx, cancel := c.statementContext(ctx)
 	defer cancel() // the result is buffered and committed before returning
-	req.RequestOptions = c.requestOptions(tag)
+	req.RequestOptions = c.stmtReq.WithClientContext(c.requestOptions(tag))
 	if c.props().AutocommitDMLMode == dsn.AutocommitPartitionedNonAtomic && !st.thenReturn {
 		// As go-sql-spanner: DML that returns no rows runs as partitioned
 		// DML through QueryContext too.
@@ -274,7 +275,7 @@ func (c *Conn) queryAutocommit(ctx context.Context, st statement, args []driver.
 		return nil, err
 	}
 	req.Transaction = c.singleUseReadOnly()
-	req.RequestOptions = c.requestOptions(tag)
+	req.RequestOptions = c.stmtReq.WithClientContext(c.requestOptions(tag))
 	r, err := c.streamIn(ctx, qr, req, false, c.rowsOptions(opts))
 	if isSessionNotFound(err) {
 		// The server lost the session (it never does so silently for a
@@ -307,7 +308,7 @@ func (c *Conn) requestFor(ctx context.Context, st statement, args []driver.Named
 
 // fillRequest is requestFor into req, which must be zero.
 func (c *Conn) fillRequest(ctx context.Context, st statement, args []driver.NamedValue, req *spannerpb.ExecuteSqlRequest) error {
-	sql, values, types, err := params.Bind(st.sql, st.names, args)
+	sql, values, types, err := params.Bind(st.sql, st.names, args, c.props().SendTypedStrings)
 	if err != nil {
 		return err
 	}
@@ -357,8 +358,8 @@ func (c *Conn) streamUntil(ctx context.Context, qr *queryRows, req *spannerpb.Ex
 	q.Start(callCtx, c.props().MaxBufferedBytes, &qr.retry, resend)
 	// Init reads the first response, so opening the call and its transient
 	// failures happen (and are retried) in there; on error it closes the
-	// stream, which cancels the call.
-	if err := qr.rows.Init(q, ro); err != nil {
+	// stream, which cancels the call. DirectExecuteContext bounds the wait.
+	if err := q.Bound(c.stmtReq.DirectExecuteContext())(qr.rows.Init(q, ro), &qr.rows); err != nil {
 		return nil, err
 	}
 	return &qr.rows, nil
@@ -462,10 +463,10 @@ func (c *Conn) execParsed(ctx context.Context, st statement, query string, args 
 	}
 	s := &txnengine.DML{Req: req}
 	if c.tx != nil {
-		req.RequestOptions = c.tx.RequestOptions(tag)
+		req.RequestOptions = c.stmtReq.WithClientContext(c.tx.RequestOptions(tag))
 		return c.txExec(ctx, c.tx, s, st.keyword)
 	}
-	req.RequestOptions = c.requestOptions(tag)
+	req.RequestOptions = c.stmtReq.WithClientContext(c.requestOptions(tag))
 	return c.execAutocommit(ctx, s, st.keyword)
 }
 

@@ -25,7 +25,7 @@ func TestArgumentsConvertedInTheDialect(t *testing.T) {
 		if err := check(&nv); err != nil {
 			t.Fatal(err)
 		}
-		_, ps, _, err := params.Bind("SELECT @p1", params.Names{Sent: []string{"p1"}}, []driver.NamedValue{nv})
+		_, ps, _, err := params.Bind("SELECT @p1", params.Names{Sent: []string{"p1"}}, []driver.NamedValue{nv}, false)
 		if err != nil {
 			t.Fatal(err)
 		}

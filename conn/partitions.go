@@ -49,7 +49,7 @@ import (
 // The partition itself (its encoding, PartitionedQuery) and the reader of
 // several partitions at once are package internal/partition's.
 
-// Partition, PartitionedQuery, Queryer and ParsePartitionID are
+// Partition, PartitionedQuery and Queryer are
 // internal/partition's; these names keep conn's API (driver re-exports
 // them from there).
 type (
@@ -57,9 +57,6 @@ type (
 	PartitionedQuery = partition.PartitionedQuery
 	Queryer          = partition.Queryer
 )
-
-// ParsePartitionID decodes a partition id (Partition.ID).
-func ParsePartitionID(id string) (*Partition, error) { return partition.ParsePartitionID(id) }
 
 // SetNextBatchBound sets the timestamp bound of the next batch read-only
 // transaction begun on the connection (instead of read_only_staleness).
@@ -162,7 +159,7 @@ func (c *Conn) runStatement(ctx context.Context, st statement, args []driver.Nam
 	cs := st.client
 	if cs.Command == sqlparse.CmdRunPartition {
 		c.takeStatementTag()
-		p, err := ParsePartitionID(cs.Value)
+		p, err := partition.ParsePartitionID(cs.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -293,7 +290,7 @@ func (c *Conn) partitionQuery(ctx context.Context, t *txn, st statement, args []
 	}
 	req.Session = t.Session()
 	req.Transaction = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: t.ID()}}
-	req.RequestOptions = c.requestOptions(tag)
+	req.RequestOptions = c.stmtReq.WithClientContext(c.requestOptions(tag))
 	req.DataBoostEnabled = c.props().DataBoostEnabled
 	if req.DirectedReadOptions, err = c.directedRead(); err != nil {
 		return nil, err

@@ -88,7 +88,7 @@ func (c *Conn) ReadOnlyStaleness() spanner.TimestampBound {
 
 // SetReadOnlyStaleness is SET read_only_staleness.
 func (c *Conn) SetReadOnlyStaleness(tb spanner.TimestampBound) error {
-	s, err := StalenessOf(tb)
+	s, err := stmtopts.StalenessOf(tb)
 	if err != nil {
 		return err
 	}

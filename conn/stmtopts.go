@@ -1,11 +1,9 @@
 package conn
 
 import (
-	"cloud.google.com/go/spanner"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
 
@@ -49,19 +47,6 @@ const (
 	Transactional        = stmtopts.Transactional
 	PartitionedNonAtomic = stmtopts.PartitionedNonAtomic
 )
-
-// CreatePropertyValue returns the PropertyValue of property name.
-func CreatePropertyValue(name, value string) PropertyValue {
-	return stmtopts.CreatePropertyValue(name, value)
-}
-
-// TxnOptionsOf converts the official client's TransactionOptions (see
-// stmtopts.TxnOptionsOf).
-func TxnOptionsOf(o spanner.TransactionOptions) (TxnOptions, error) { return stmtopts.TxnOptionsOf(o) }
-
-// StalenessOf converts the official client's TimestampBound (see
-// stmtopts.StalenessOf).
-func StalenessOf(tb spanner.TimestampBound) (dsn.Staleness, error) { return stmtopts.StalenessOf(tb) }
 
 // statementScope undoes withStatementOptions. It is a value rather than a
 // closure so that a statement without options allocates nothing.

@@ -30,9 +30,16 @@ import (
 // LastStatement and QueryOptions.Mode go onto the request.
 // DecodeOptionProto, ReturnResultSetMetadata and ReturnResultSetStats shape
 // the result as in go-sql-spanner (GenericColumnValue columns; a metadata
-// result set first, a stats result set last). ClientContext is refused
-// with Unimplemented. DirectExecuteQuery is always so here.
+// result set first, a stats result set last). QueryOptions.ClientContext
+// goes into the statement's request options, as the official client sends
+// it. DirectExecuteQuery is always so here; with it, DirectExecuteContext
+// bounds the wait for the query's first response. QueryContext fills in a
+// QueryMetadata given in QueryMetadata.
 type ExecOptions = stmtopts.ExecOptions
+
+// QueryMetadata is ExecOptions.QueryMetadata: IsMulti reports a query
+// string of several statements.
+type QueryMetadata = stmtopts.QueryMetadata
 
 // SpannerNamedArg binds a parameter whose name database/sql refuses (one
 // that starts with an underscore): sql.Named("p", SpannerNamedArg{NameInQuery:

@@ -77,6 +77,22 @@ type ConnectorConfig struct {
 	Logger         *slog.Logger
 }
 
+// ExtractConnectorConfig returns the ConnectorConfig of a DSN, in either
+// form (native or postgresql://), as go-sql-spanner's does: Host (the DSN's
+// HOST[:PORT]), Project, Instance, Database and Params, every property as
+// written with its key in lower case (a postgresql:// URL's sslmode=disable
+// as useplaintext=true). The typed fields stay zero: Params carry the
+// values. CreateConnector of the result makes the connector sql.Open makes
+// of the DSN. A DSN that Open refuses is refused here, with the same
+// *dsn.Error.
+func ExtractConnectorConfig(s string) (ConnectorConfig, error) {
+	p, err := dsn.Split(s)
+	if err != nil {
+		return ConnectorConfig{}, err
+	}
+	return ConnectorConfig{Host: p.Host, Project: p.Project, Instance: p.Instance, Database: p.Database, Params: p.Params}, nil
+}
+
 // CreateConnector returns a new connector for config (always a new one,
 // with its own channels and session), for use with sql.OpenDB. Errors name
 // the field or property that is wrong.

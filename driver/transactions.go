@@ -12,6 +12,7 @@ import (
 
 	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/stmtopts"
 	"github.com/spannerfast/spannerfast/internal/telemetry"
 	"github.com/spannerfast/spannerfast/internal/transport"
 	"github.com/spannerfast/spannerfast/internal/txn"
@@ -118,7 +119,7 @@ func RunTransactionWithOptions(ctx context.Context, db *sql.DB, opts *sql.TxOpti
 // asked for with spannerOptions.CommitOptions.ReturnCommitStats) of the
 // attempt that committed. It is nil for a read-only transaction.
 func RunTransactionWithCommitResponse(ctx context.Context, db *sql.DB, opts *sql.TxOptions, f func(ctx context.Context, tx *sql.Tx) error, spannerOptions spanner.TransactionOptions) (*spanner.CommitResponse, error) {
-	to, err := conn.TxnOptionsOf(spannerOptions)
+	to, err := stmtopts.TxnOptionsOf(spannerOptions)
 	if err != nil {
 		return nil, err
 	}

@@ -290,6 +290,10 @@ type Config struct {
 	// DecodeNumericToString (decode_numeric_to_string) returns NUMERIC as a
 	// string instead of big.Rat.
 	DecodeNumericToString bool
+	// SendTypedStrings (send_typed_strings) sends string arguments as
+	// STRING and ARRAY<STRING> instead of untyped, so that Spanner need not
+	// infer their type (SELECT @greeting has nothing to infer it from).
+	SendTypedStrings bool
 	// TransactionTag (transaction_tag) tags the next read-write transaction.
 	TransactionTag string
 	// StatementTag (statement_tag) tags the next statement.

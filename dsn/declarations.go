@@ -128,7 +128,19 @@ A DSN names the database and sets properties:
     [HOST[:PORT]/]projects/PROJECT/instances/INSTANCE[/databases/DATABASE][;key=value[;key=value]...]
 
 Keys are case-insensitive and underscores in them do not count (` + "`usePlainText`, `use_plain_text`" + `); a value
-runs to the next ` + "`;`" + `. On an open connection:
+runs to the next ` + "`;`" + `. The same DSN may be written as a PostgreSQL connection URL, as go-sql-spanner reads it
+(` + "`TestParsePostgreSQLURL`" + `):
+
+    postgresql://[USER[:PASSWORD]@][HOST[:PORT]]/projects/PROJECT/instances/INSTANCE[/databases/DATABASE][?key=value[&key=value]...]
+
+(` + "`postgres://`" + ` too): the host is the endpoint, the query's URL-decoded parameters are the properties (the first
+value of a repeated one wins), ` + "`sslmode=disable`" + ` means ` + "`use_plain_text=true`" + ` unless that is given (libpq's other
+` + "`sslmode`" + ` values keep TLS), user and password are ignored, and the dialect is still read from the database. A
+fragment, a ` + "`;`" + ` in the query or in a value, properties in the path and unknown keys are refused
+(` + "`TestParsePostgreSQLURLRefused`" + `). Every property go-sql-spanner declares is one here, with its meaning
+(` + "`TestGoSQLSpannerProperties`" + `).
+
+On an open connection:
 
 - ` + "`SET [SPANNER.]name = value`" + ` changes a connection property for the session (` + "`NULL`" + `: the property's
   default; ` + "`DEFAULT`" + `: the DSN's value);

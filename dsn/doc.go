@@ -16,6 +16,14 @@
 // raw: no quoting, no escaping, and a value cannot contain ';'. HOST[:PORT]
 // becomes Config.Endpoint; endpoint= overrides it.
 //
+// go-sql-spanner also reads a DSN written as a PostgreSQL connection URL,
+// and so does Parse (url.go has the rules):
+//
+//	postgresql://[USER[:PASSWORD]@][HOST[:PORT]]/projects/P/instances/I[/databases/D][?key=value[&key=value]...]
+//
+// Split takes either form apart as go-sql-spanner's ExtractConnectorConfig
+// does.
+//
 // Unlike go-sql-spanner, which ignores keys it does not know, Parse rejects
 // them with an *Error that names the key and suggests the closest known one
 // ("did you mean ..."). A bad value gives an *Error naming the key, the value

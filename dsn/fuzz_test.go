@@ -38,6 +38,14 @@ var fuzzSeeds = []string{
 	"projects/p/instances/i/databases/d;ddl_execution_mode=async_wait;ddl_async_wait_timeout=NULL;max_partitions=3;auto_batch_dml_update_count=-2",
 	"projects/p/instances/i/databases/d;connection_state_type=transactional;database_dialect=postgresql;read_timestamp=x",
 	`projects/p/instances/i/databases/d;directed_read={"excludeReplicas":{"replicaSelections":[{"type":"READ_ONLY"}]}}`,
+	// PostgreSQL connection URLs (url.go).
+	"postgresql://localhost:5432/projects/p/instances/i/databases/d",
+	"postgres://user:password@[::1]:9010/projects/p/instances/i?sslmode=disable&numChannels=2",
+	"POSTGRESQL:///projects/p/instances/i/databases/d?use_plain_text=false&sslmode=disable&endpoint=h:1",
+	"postgresql://h/projects/p/instances/i/databases/d?database_role=a+b%2F%3D&credentials_json=%7B%7D&&",
+	"postgresql://h/projects/p/instances/i/databases/d?read_only_staleness=exact_staleness+10s&num_channels=1&num_channels=2",
+	"postgresql://h/projects/p/instances/i/databases/d;x=y?a=b#c",
+	"postgresql://h/projects/p/instances/i/databases/d?sslmode=verify-full&sslmode=disable",
 }
 
 // FuzzParse: Parse never panics; whatever it accepts formats to a DSN that

@@ -17,10 +17,50 @@ const pathGrammar = "projects/PROJECT/instances/INSTANCE[/databases/DATABASE]"
 // sets Endpoint and endpoint= overrides it. Properties not named keep the
 // defaults of NewConfig.
 //
+// A DSN that starts with postgresql:// or postgres:// is a PostgreSQL
+// connection URL, as go-sql-spanner reads it (its rules are in url.go):
+//
+//	postgresql://[USER[:PASSWORD]@][HOST[:PORT]]/projects/P/instances/I[/databases/D][?key=value[&key=value]...]
+//
 // Errors are *Error values: ErrMalformed for a DSN that does not follow the
 // grammar, ErrUnknownProperty (with the closest known key as a suggestion)
 // and ErrInvalidValue (naming the key, the value and what is allowed).
 func Parse(s string) (*Config, error) {
+	pt, err := split(s)
+	if err != nil {
+		return nil, err
+	}
+	return pt.config()
+}
+
+// parts is a DSN taken apart: its host, its path and its properties as
+// written, in the order they apply.
+type parts struct {
+	host                        string
+	project, instance, database string
+	props                       [][2]string // key, value
+	params                      map[string]string
+}
+
+// config applies pt to NewConfig.
+func (pt *parts) config() (*Config, error) {
+	c := NewConfig()
+	c.Endpoint = pt.host
+	c.Project, c.Instance, c.Database = pt.project, pt.instance, pt.database
+	for _, kv := range pt.props {
+		if err := c.Set(kv[0], kv[1]); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// split takes a DSN apart in its form: a PostgreSQL URL or the native
+// grammar.
+func split(s string) (*parts, error) {
+	if isURL(s) {
+		return splitURL(s)
+	}
 	if strings.TrimSpace(s) == "" {
 		return nil, malformed("empty DSN: want [HOST[:PORT]/]%s[;key=value...]", pathGrammar)
 	}
@@ -29,7 +69,7 @@ func Parse(s string) (*Config, error) {
 		path, params, hasParams = s[:i], s[i+1:], true
 	}
 
-	c := NewConfig()
+	pt := &parts{params: map[string]string{}}
 	rest := path
 	if !strings.HasPrefix(path, "projects/") {
 		i := strings.IndexByte(path, '/')
@@ -50,21 +90,21 @@ func Parse(s string) (*Config, error) {
 		if reason := checkEndpoint(host); reason != "" {
 			return nil, invalid("endpoint", host, reason) // the prefix is the endpoint's value
 		}
-		c.Endpoint = host
+		pt.host = host
 	}
-	if err := parsePath(c, rest); err != nil {
+	if err := pt.parsePath(rest); err != nil {
 		return nil, err
 	}
 	if hasParams {
-		if err := parseParams(c, params); err != nil {
+		if err := pt.parseParams(params); err != nil {
 			return nil, err
 		}
 	}
-	return c, nil
+	return pt, nil
 }
 
 // parsePath reads "projects/P/instances/I[/databases/D]".
-func parsePath(c *Config, p string) error {
+func (pt *parts) parsePath(p string) error {
 	seg := strings.Split(p, "/")
 	bad := func(why string) error {
 		return &Error{Kind: ErrMalformed, Value: p, Reason: why + "want " + pathGrammar + ", got " + quote(p)}
@@ -91,7 +131,7 @@ func parsePath(c *Config, p string) error {
 	if err := checkPath(project, instance, database); err != nil {
 		return err
 	}
-	c.Project, c.Instance, c.Database = project, instance, database
+	pt.project, pt.instance, pt.database = project, instance, database
 	return nil
 }
 
@@ -130,8 +170,10 @@ func idChars(s, extra string) bool {
 	return true
 }
 
-// parseParams reads "key=value;key=value...".
-func parseParams(c *Config, params string) error {
+// parseParams reads "key=value;key=value...". Params keeps them as
+// go-sql-spanner's ExtractConnectorConfig does: the key in lower case, the
+// last value of a repeated key.
+func (pt *parts) parseParams(params string) error {
 	for part := range strings.SplitSeq(params, ";") {
 		if strings.TrimSpace(part) == "" {
 			continue
@@ -141,21 +183,12 @@ func parseParams(c *Config, params string) error {
 			return &Error{Kind: ErrMalformed, Value: part,
 				Reason: "property " + quote(part) + " has no '=': want key=value, separated by ';'"}
 		}
-		k := strings.TrimSpace(key)
-		if k == "" {
+		if strings.TrimSpace(key) == "" {
 			return &Error{Kind: ErrMalformed, Value: part,
 				Reason: "property " + quote(part) + " has an empty key: want key=value"}
 		}
-		p := lookup(k)
-		if p == nil {
-			return unknownKey(k)
-		}
-		if p.pg {
-			return notInDSN(p, value)
-		}
-		if err := p.set(c, value); err != nil {
-			return err
-		}
+		pt.props = append(pt.props, [2]string{key, value})
+		pt.params[strings.ToLower(key)] = value
 	}
 	return nil
 }

@@ -222,6 +222,8 @@ var properties = []property{
 		doc("arrays decode to []bool, []int64, []string, ... instead of []spanner.NullBool, ... (a NULL element is an error)"),
 	boolProp("decode_numeric_to_string", func(c *Config) *bool { return &c.DecodeNumericToString }).
 		doc("NUMERIC decodes to its decimal text instead of big.Rat"),
+	boolProp("send_typed_strings", func(c *Config) *bool { return &c.SendTypedStrings }).
+		doc("string arguments (string, *string, []string, []*string) are sent as STRING and ARRAY<STRING>; by default they go untyped and Spanner infers their type (DATE, JSON, ... from a string), which fails where nothing says it (SELECT @p)"),
 	stringProp("transaction_tag", func(c *Config) *string { return &c.TransactionTag }).txnOption(true, false).
 		doc("tag of the next read-write transaction (used once)"),
 	stringProp("statement_tag", func(c *Config) *string { return &c.StatementTag }).

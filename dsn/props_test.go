@@ -58,6 +58,7 @@ var propCases = []propCase{
 	{name: "optimizer_statistics_package", wantDef: "", set: "pkg", wantSet: "pkg"},
 	{name: "decode_to_native_arrays", wantDef: false, set: "true", wantSet: true},
 	{name: "decode_numeric_to_string", wantDef: false, set: "true", wantSet: true},
+	{name: "send_typed_strings", wantDef: false, set: "true", wantSet: true},
 	{name: "transaction_tag", wantDef: "", set: "t1", wantSet: "t1"},
 	{name: "statement_tag", wantDef: "", set: "s1", wantSet: "s1"},
 	{name: "max_commit_delay", wantDef: "", set: "100ms", wantSet: "100ms"}, // unset shows "", as in go-sql-spanner

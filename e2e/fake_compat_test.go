@@ -175,18 +175,6 @@ func TestFakeExecOptionsDecode(t *testing.T) {
 	if v := scan(); func() bool { _, ok := v.([]spanner.NullInt64); return !ok }() {
 		t.Fatalf("next query: %T, want []spanner.NullInt64", v)
 	}
-	s.ResetRequests()
-	for _, o := range []sfdriver.ExecOptions{
-		{QueryOptions: spanner.QueryOptions{ClientContext: &spannerpb.RequestOptions_ClientContext{}}},
-	} {
-		_, err := db.QueryContext(ctx, compatArrayQuery, o)
-		if status.Code(err) != codes.Unimplemented {
-			t.Fatalf("%+v: %v, want Unimplemented", o, err)
-		}
-	}
-	if n := len(s.RequestsFor("ExecuteStreamingSql")); n != 0 {
-		t.Fatalf("refused options sent %d queries", n)
-	}
 }
 
 // waitIdle waits until db has no connection in use: the helpers give the

@@ -18,7 +18,7 @@ import (
 // Every release from MinClientVersion on is supported; see the package doc.
 const (
 	ClientModule     = "cloud.google.com/go/spanner"
-	MinClientVersion = "v1.96.1"
+	MinClientVersion = "v1.96.2"
 )
 
 // Convert returns the wire form of ms, as the official client builds it for

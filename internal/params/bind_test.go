@@ -43,7 +43,7 @@ func checkBind(t *testing.T, d sqlparse.Dialect, cases []bindCase) {
 		if err != nil {
 			t.Fatalf("%v %s: %v", d, c.name, err)
 		}
-		sent, params, _, err := Bind(st.SQL, NamesOf(&st), bindArgs(c.args))
+		sent, params, _, err := Bind(st.SQL, NamesOf(&st), bindArgs(c.args), false)
 		if c.missing != "" {
 			var me *MissingParamError
 			if !errors.As(err, &me) || me.Name != c.missing || status.Code(err) != codes.InvalidArgument {
@@ -185,7 +185,7 @@ func TestBindPostgreSQLAllocs(t *testing.T) {
 			}
 		}
 		return testing.AllocsPerRun(200, func() {
-			if _, _, _, err := Bind(st.SQL, NamesOf(&st), nv); err != nil {
+			if _, _, _, err := Bind(st.SQL, NamesOf(&st), nv, false); err != nil {
 				t.Fatal(err)
 			}
 		})

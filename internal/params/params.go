@@ -176,13 +176,27 @@ func isStructLike(v any) bool {
 // parameter stands; int, uint and uint64 (also as pointers and slices) are
 // INT64, checked for overflow; the rest is encoded by the official client.
 func encodeParam(name string, v any) (*structpb.Value, *spannerpb.Type, error) {
+	e, err := encodeArg(name, v)
+	return e.value, e.typ, err
+}
+
+// encodeArg is encodeParam that also says the type a string argument takes
+// under send_typed_strings.
+func encodeArg(name string, v any) (encodedParam, error) {
 	x, err := acceptParam(v)
 	if err != nil {
-		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
+		return encodedParam{}, &ParamError{Name: name, Value: v, Err: err}
 	}
 	if val, ok := untypedString(x); ok {
-		return val, nil, CheckUTF8(name, val)
+		return encodedParam{value: val, strType: stringType(x)}, CheckUTF8(name, val)
 	}
+	val, typ, err := encodeTyped(name, v, x)
+	return encodedParam{value: val, typ: typ}, err
+}
+
+// encodeTyped encodes x, the accepted form of the argument v, with its type.
+func encodeTyped(name string, v, x any) (*structpb.Value, *spannerpb.Type, error) {
+	var err error
 	if x, err = widenInts(x); err != nil {
 		return nil, nil, &ParamError{Name: name, Value: v, Err: err}
 	}
@@ -243,6 +257,27 @@ func encodeScalar(v any) (*structpb.Value, *spannerpb.Type, bool) {
 		return structpb.NewStringValue(x.UTC().Format(time.RFC3339Nano)), typeTIMESTAMP, true
 	}
 	return nil, nil, false
+}
+
+// The types strings are sent with under send_typed_strings, as the
+// official client's encoder types them.
+var (
+	typeSTRING      = &spannerpb.Type{Code: spannerpb.TypeCode_STRING}
+	typeARRAYSTRING = &spannerpb.Type{Code: spannerpb.TypeCode_ARRAY, ArrayElementType: typeSTRING}
+)
+
+// stringType is the type of a string argument that untypedString sends
+// untyped, when send_typed_strings asks for types (go-sql-spanner then
+// hands the value to the official client's encoder, which types it so):
+// STRING, or ARRAY<STRING> for a slice. An untyped nil stays untyped.
+func stringType(v any) *spannerpb.Type {
+	switch v.(type) {
+	case string, *string:
+		return typeSTRING
+	case []string, []*string:
+		return typeARRAYSTRING
+	}
+	return nil
 }
 
 // untypedString encodes the string types go-sql-spanner sends without a
@@ -374,6 +409,9 @@ func ptrsToInt64[T intLike](ps []*T) ([]*int64, error) {
 type encodedParam struct {
 	value *structpb.Value
 	typ   *spannerpb.Type
+	// strType is the type of a string sent untyped (typ nil) when the
+	// statement runs with send_typed_strings (see Bind).
+	strType *spannerpb.Type
 }
 
 // Convert encodes one argument for sending, as CheckNamedValue does: the
@@ -385,11 +423,11 @@ func Convert(nv *driver.NamedValue) error {
 		return nil
 	}
 	unwrapNamedArg(nv)
-	v, t, err := encodeParam(paramName(*nv), nv.Value)
+	e, err := encodeArg(paramName(*nv), nv.Value)
 	if err != nil {
 		return err
 	}
-	nv.Value = encodedParam{value: v, typ: t}
+	nv.Value = e
 	return nil
 }
 
@@ -410,7 +448,7 @@ func Build(sql string, args []driver.NamedValue) (string, *structpb.Struct, map[
 	if err != nil {
 		return "", nil, nil, err
 	}
-	return Bind(p.sql, Names{Sent: p.names}, args)
+	return Bind(p.sql, Names{Sent: p.names}, args, false)
 }
 
 // Names are a parsed statement's parameters (internal/sqlparse), as Bind
@@ -463,9 +501,13 @@ func (n Names) NumInput() int {
 //     as written (for $n: the lowest number without one). Values that
 //     differ only in case serve each other.
 //
+// Strings (string, *string, []string, []*string) are sent untyped, so that
+// Spanner infers their type from where they stand, unless typedStrings
+// (the property send_typed_strings) asks for STRING and ARRAY<STRING>.
+//
 // Nothing here depends on the dialect but the names it is given, which the
 // parse computed once.
-func Bind(sql string, n Names, args []driver.NamedValue) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
+func Bind(sql string, n Names, args []driver.NamedValue, typedStrings bool) (string, *structpb.Struct, map[string]*spannerpb.Type, error) {
 	names, written := n.Sent, n.Written
 	if len(args) == 0 && len(names) == 0 {
 		return sql, nil, nil, nil
@@ -491,15 +533,16 @@ func Bind(sql string, n Names, args []driver.NamedValue) (string, *structpb.Stru
 		}
 		e, ok := a.Value.(encodedParam)
 		if !ok {
-			val, typ, err := encodeParam(bound[0], a.Value)
-			if err != nil {
+			var err error
+			if e, err = encodeArg(bound[0], a.Value); err != nil {
 				return "", nil, nil, err
 			}
-			e = encodedParam{value: val, typ: typ}
 		}
 		for _, name := range bound {
 			params.Fields[name] = e.value
-			if e.typ != nil {
+			if typedStrings && e.strType != nil {
+				types[name] = e.strType
+			} else if e.typ != nil {
 				types[name] = e.typ
 			} else {
 				delete(types, name) // a later untyped value replaced a typed one

@@ -53,7 +53,7 @@ func (ao ApplyOptions) TxnOptions() *spannerpb.TransactionOptions {
 // naming the field. A field the layout does not know (an option added by a
 // later client release) must stay zero after the options ran, or Apply
 // fails with Unimplemented naming it, rather than ignore an option the
-// caller asked for. TestApplyOptionLayout pins the v1.96.1 struct, so a
+// caller asked for. TestApplyOptionLayout pins the struct (v1.96.1 to v1.96.2), so a
 // client change is noticed in tests first.
 
 // applyOptionFields names the fields of the client's applyOption that

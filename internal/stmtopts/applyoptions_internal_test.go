@@ -13,7 +13,7 @@ import (
 )
 
 // TestApplyOptionLayout pins the official client's applyOption struct
-// (v1.96.1): ReadApplyOptions reads its fields by name. When a client
+// (v1.96.1, unchanged in v1.96.2): ReadApplyOptions reads its fields by name. When a client
 // release changes it, this fails: check the new fields in client.go and
 // what Apply must do with them, then update applyOptionFields and this
 // list.

@@ -1,6 +1,7 @@
 package stmtopts
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"time"
@@ -98,10 +99,19 @@ type ExecOptions struct {
 	// DirectExecuteQuery is what spannerfast always does: QueryContext
 	// sends the query and reads its first response.
 	DirectExecuteQuery bool
+	// DirectExecuteContext, with DirectExecuteQuery (as in go-sql-spanner,
+	// which ignores it otherwise), bounds QueryContext's wait for the
+	// query's first response: when it ends first the query is cancelled
+	// and QueryContext fails with its error (DeadlineExceeded or
+	// Canceled). The rows stay bound to QueryContext's context.
+	DirectExecuteContext context.Context
 	// PropertyValues set connection properties for this statement only,
 	// as SET would (same names, same values; a bad one fails the
 	// statement before anything is sent).
 	PropertyValues []PropertyValue
+	// QueryMetadata, when not nil, is filled in by QueryContext (see
+	// QueryMetadata).
+	QueryMetadata *QueryMetadata
 }
 
 // Identifier is the name of a property, in parts (go-sql-spanner's
@@ -152,6 +162,10 @@ func (o *ExecOptions) queryOptions() (QueryOptions, error) {
 		return q, status.Errorf(codes.InvalidArgument, "spannerfast: ExecOptions.DecodeOption %d is not a known option", o.DecodeOption)
 	}
 	q.ReturnMetadata, q.ReturnStats = o.ReturnResultSetMetadata, o.ReturnResultSetStats
+	if o.DirectExecuteQuery {
+		q.DirectContext = o.DirectExecuteContext
+	}
+	q.Metadata = o.QueryMetadata
 	if err := checkProperties(o.PropertyValues); err != nil {
 		return q, err
 	}
@@ -202,9 +216,7 @@ func (q *QueryOptions) setQueryOptions(o spanner.QueryOptions) error {
 			q.Mode = o.Mode
 		}
 	}
-	if o.ClientContext != nil {
-		return unsupported("QueryOptions.ClientContext")
-	}
+	q.ClientContext = o.ClientContext
 	p, err := priorityOf("QueryOptions.Priority", o.Priority)
 	if err != nil {
 		return err
@@ -285,7 +297,7 @@ func (q *QueryOptions) SetOn(cfg *dsn.Config) {
 
 // ChangesRequest reports whether q has request fields for ApplyTo to add.
 func (q *QueryOptions) ChangesRequest() bool {
-	return q.DirectedRead != nil || q.LastStatement || q.Mode != nil
+	return q.DirectedRead != nil || q.LastStatement || q.Mode != nil || q.ClientContext != nil || q.DirectContext != nil
 }
 
 // ApplyTo adds the request fields of the running statement's options; q

@@ -1,6 +1,7 @@
 package stmtopts
 
 import (
+	"context"
 	"database/sql/driver"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -56,6 +57,14 @@ type QueryOptions struct {
 	DirectedRead  *spannerpb.DirectedReadOptions
 	LastStatement bool
 	Mode          *spannerpb.ExecuteSqlRequest_QueryMode // PLAN, PROFILE, WITH_STATS
+	// ClientContext goes into the request options of the statement's
+	// requests (go-sql-spanner's QueryOptions.ClientContext).
+	ClientContext *spannerpb.RequestOptions_ClientContext
+
+	// For the caller (direct.go): the context that bounds the wait for a
+	// query's first response, and the metadata QueryContext fills in.
+	DirectContext context.Context
+	Metadata      *QueryMetadata
 
 	// go-sql-spanner's result shapes (resultsets.go).
 
@@ -138,6 +147,15 @@ func (q *QueryOptions) mergeSettings(o QueryOptions) {
 	q.LastStatement = q.LastStatement || o.LastStatement
 	if o.Mode != nil {
 		q.Mode = o.Mode
+	}
+	if o.ClientContext != nil {
+		q.ClientContext = o.ClientContext
+	}
+	if o.DirectContext != nil {
+		q.DirectContext = o.DirectContext
+	}
+	if o.Metadata != nil {
+		q.Metadata = o.Metadata
 	}
 	q.ReturnMetadata = q.ReturnMetadata || o.ReturnMetadata
 	q.ReturnStats = q.ReturnStats || o.ReturnStats

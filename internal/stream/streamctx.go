@@ -111,6 +111,10 @@ func sameContext(a, b context.Context) bool {
 	return (a == bg && b == bg) || (a == todo && b == todo)
 }
 
+// Cancel cancels the query's call (for a caller's context that bounds the
+// wait for the first response); safe from any goroutine.
+func (q *Query) Cancel() { q.cancel() }
+
 // cancel is callControl.cancel for a query's call.
 func (q *Query) cancel() {
 	if q.ctxState.CompareAndSwap(ctxLive, ctxCancelled) {
