@@ -14,18 +14,19 @@
 #          a fresh emulator; a sample passes when it exits 0.
 #
 # Usage: ./run.sh [-only tests|samples] [-run REGEXP] [-drivers "spanner spannerfast"]
-#                 [-timeout 300] [-port 9712]
+#                 [-dialects "googlesql postgresql"] [-timeout 300] [-port 9712]
 # Output: tables on stdout; results/<driver>/<name>.log;
 #         results/<driver>.tests.tsv (package, test, kind, PASS|FAIL|SKIP, seconds);
 #         results/<driver>.samples.tsv (dialect, sample, PASS|FAIL|TIMEOUT, seconds).
 set -u
 cd "$(dirname "$0")"
-ONLY=""; RUN='.*'; DRIVERS="spanner spannerfast"; TIMEOUT=300; PORT=9712
+ONLY=""; RUN='.*'; DRIVERS="spanner spannerfast"; DIALECTS="googlesql postgresql"; TIMEOUT=300; PORT=9712
 while [ $# -gt 0 ]; do
   case "$1" in
     -only) ONLY="$2"; shift 2;;
     -run) RUN="$2"; shift 2;;
     -drivers) DRIVERS="$2"; shift 2;;
+    -dialects) DIALECTS="$2"; shift 2;;
     -timeout) TIMEOUT="$2"; shift 2;;
     -port) PORT="$2"; shift 2;;
     *) echo "unknown argument $1" >&2; exit 2;;
@@ -78,7 +79,7 @@ run_tests() {
 run_samples() {
   local d=$1 dialect dir s start rc res
   : > "results/$d.samples.tsv"
-  for dialect in googlesql postgresql; do
+  for dialect in $DIALECTS; do
     dir=samples; [ $dialect = postgresql ] && dir=postgresql/samples
     for s in sample_application $(grep -o 'case "[a-z_]*"' "$d/$dir/run_sample.go" | cut -d'"' -f2) \
              $(cd "$d/$dir" && for m in helloworld quickstart; do [ -f $m/main.go ] && echo "$m"; done); do
@@ -111,7 +112,7 @@ for d in $DRIVERS; do
       nice -n 19 go test -p 1 -c -o "../bin/$d/spannerpg.test" ./postgresql) || exit 1
   fi
   if [ "$ONLY" != tests ]; then
-    for dialect in googlesql postgresql; do
+    for dialect in $DIALECTS; do
       dir=samples; [ $dialect = postgresql ] && dir=postgresql/samples
       (cd "$d/$dir" && nice -n 19 go build -p 1 -o "$OLDPWD/bin/$d/$dialect.samples" .) || exit 1
       for m in helloworld quickstart; do
@@ -141,5 +142,5 @@ summary() { # file, key columns awk expr, result column
         for (i = 1; i <= nd; i++) printf " %22s", pass[k, i] + 0 "/" skip[k, i] + 0; printf "\n" }
     }' $(for d in $DRIVERS; do echo "results/$d.$1.tsv"; done)
 }
-[ "$ONLY" != samples ] && { echo "== go-gorm-spanner tests"; summary tests '$1 " " $3' 4; }
-[ "$ONLY" != tests ] && { echo "== go-gorm-spanner samples"; summary samples '$1' 3; }
+if [ "$ONLY" != samples ]; then echo "== go-gorm-spanner tests"; summary tests '$1 " " $3' 4; fi
+if [ "$ONLY" != tests ]; then echo "== go-gorm-spanner samples"; summary samples '$1' 3; fi
