@@ -6,13 +6,15 @@
 # own samples_test.go requires (it runs them with `go run -race .`).
 #
 # Usage: ./run.sh [-run REGEXP] [-drivers "spanner spannerfast"]
-#                 [-timeout 180] [-port 9711] [-norace]
+#                 [-timeout 180] [-port 9711] [-norace] [-nobuild]
+# -nobuild runs the programs already in bin/<driver>/ (built by an earlier
+# run), e.g. to run the two drivers in parallel on two ports.
 # Output: a table on stdout; results/<driver>/<example>.log (the program's
 # stdout and stderr), results/<driver>.tsv (example, PASS|FAIL|TIMEOUT,
 # seconds, exit code).
 set -u
 cd "$(dirname "$0")"
-RUN='.*'; DRIVERS="spanner spannerfast"; TIMEOUT=180; PORT=9711; RACE=-race
+RUN='.*'; DRIVERS="spanner spannerfast"; TIMEOUT=180; PORT=9711; RACE=-race; BUILD=1
 while [ $# -gt 0 ]; do
   case "$1" in
     -run) RUN="$2"; shift 2;;
@@ -20,6 +22,7 @@ while [ $# -gt 0 ]; do
     -timeout) TIMEOUT="$2"; shift 2;;
     -port) PORT="$2"; shift 2;;
     -norace) RACE=""; shift;;
+    -nobuild) BUILD=""; shift;;
     *) echo "unknown argument $1" >&2; exit 2;;
   esac
 done
@@ -43,6 +46,7 @@ start_emulator() {
 
 EXAMPLES=$(cd spanner && for d in */; do d=${d%/}; [ -f "$d/main.go" ] && echo "$d"; done | grep -E "$RUN")
 for d in $DRIVERS; do
+  [ -n "$BUILD" ] || break
   echo "building $d examples ($RACE)..." >&2
   mkdir -p "bin/$d"
   # -s -w: no symbol table or DWARF; linking 27 programs is most of the
