@@ -2,22 +2,16 @@ package transport
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"os"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
-	grpccreds "google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/spannerfast/spannerfast/dsn"
@@ -26,10 +20,11 @@ import (
 
 // Metadata header names Spanner requests carry.
 const (
-	HeaderResourcePrefix  = "google-cloud-resource-prefix"
-	HeaderRequestParams   = "x-goog-request-params"
-	HeaderRouteToLeader   = "x-goog-spanner-route-to-leader"
-	HeaderEndToEndTracing = "x-goog-spanner-end-to-end-tracing"
+	HeaderResourcePrefix   = "google-cloud-resource-prefix"
+	HeaderRequestParams    = "x-goog-request-params"
+	HeaderRouteToLeader    = "x-goog-spanner-route-to-leader"
+	HeaderEndToEndTracing  = "x-goog-spanner-end-to-end-tracing"
+	HeaderResponseEncoding = "x-response-encoding"
 )
 
 // UserAgent is the gRPC user agent of spannerfast's channels.
@@ -127,24 +122,9 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	c.endpoint, c.plain = resolveEndpoint(cfg)
 	c.emulator = newEmulatorState(cfg, c.endpoint, c.dbPath)
 
-	dialOpts := []grpc.DialOption{
-		grpc.WithUserAgent(UserAgent),
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 120 * time.Second}),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(math.MaxInt32)),
-	}
-	if c.plain {
-		dialOpts = append(dialOpts, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	} else {
-		pc, err := newPerRPCCreds(ctx, cfg)
-		if err != nil {
-			return nil, err
-		}
-		dialOpts = append(dialOpts,
-			grpc.WithTransportCredentials(grpccreds.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})),
-			grpc.WithPerRPCCredentials(pc))
-	}
-	if cfg.Authority != "" {
-		dialOpts = append(dialOpts, grpc.WithAuthority(cfg.Authority))
+	base, err := clientOptions(cfg, c.endpoint, c.plain)
+	if err != nil {
+		return nil, err
 	}
 	c.obs = &observer{c: c, endToEnd: cfg.EnableEndToEndTracing}
 	clientOrdinal := nextClientOrdinal(c.dbPath)
@@ -155,10 +135,10 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 		// Each channel has interceptors of its own: the request id names
 		// the channel. They come before the caller's, which see the id.
 		ids := newChannelIDs(clientOrdinal, uint32(i+1), &c.requests, c.obs)
-		chOpts := append(slices.Clip(dialOpts),
+		chOpts := append([]grpc.DialOption{
 			grpc.WithChainUnaryInterceptor(ids.unary),
-			grpc.WithChainStreamInterceptor(ids.stream))
-		cc, err := grpc.NewClient(c.endpoint, append(chOpts, opts...)...)
+			grpc.WithChainStreamInterceptor(ids.stream)}, opts...)
+		cc, err := dialChannel(ctx, base, chOpts...)
 		if err != nil {
 			for _, done := range c.conns {
 				_ = done.Close()
@@ -176,6 +156,11 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	)
 	if cfg.EnableEndToEndTracing {
 		c.md.Set(HeaderEndToEndTracing, "true")
+	}
+	if cfg.Compression == dsn.CompressionGzip {
+		// Asks Spanner to compress its responses too, as the official
+		// client does with Compression "gzip".
+		c.md.Set(HeaderResponseEncoding, "gzip")
 	}
 	c.mdLeader = withLeader(c.md)
 	c.tel = telemetry.New(telemetryConfig(cfg, c.endpoint, telemetry.Config{}))
