@@ -60,6 +60,8 @@ type Client struct {
 	stubs []spannerpb.SpannerClient
 	next  atomic.Uint32
 
+	health channelHealth // channels passed over while failing (health.go)
+
 	md       metadata.MD // resource prefix, database request params (+ tracing)
 	mdLeader metadata.MD // md + route-to-leader
 
@@ -135,9 +137,16 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 		// Each channel has interceptors of its own: the request id names
 		// the channel. They come before the caller's, which see the id.
 		ids := newChannelIDs(clientOrdinal, uint32(i+1), &c.requests, c.obs)
-		chOpts := append([]grpc.DialOption{
+		chOpts := []grpc.DialOption{
 			grpc.WithChainUnaryInterceptor(ids.unary),
-			grpc.WithChainStreamInterceptor(ids.stream)}, opts...)
+			grpc.WithChainStreamInterceptor(ids.stream)}
+		for _, o := range opts {
+			if po, ok := o.(channelOption); ok {
+				chOpts = append(chOpts, po.f(i)...)
+			} else {
+				chOpts = append(chOpts, o)
+			}
+		}
 		cc, err := dialChannel(ctx, base, chOpts...)
 		if err != nil {
 			for _, done := range c.conns {
@@ -147,6 +156,13 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 		}
 		c.conns = append(c.conns, cc)
 		c.stubs = append(c.stubs, spannerpb.NewSpannerClient(cc))
+	}
+	c.health.down = make([]atomic.Bool, len(c.conns))
+	if len(c.conns) > 1 {
+		for i, cc := range c.conns {
+			c.health.wg.Add(1)
+			go c.watch(i, cc)
+		}
 	}
 
 	c.md = metadata.Pairs(
@@ -213,11 +229,17 @@ func (c *Client) Spanner() spannerpb.SpannerClient {
 	return c.stubs[c.pick()]
 }
 
+// pick chooses the next channel round-robin, passing over failing ones
+// (health.go).
 func (c *Client) pick() int {
 	if len(c.conns) == 1 {
 		return 0
 	}
-	return int((c.next.Add(1) - 1) % uint32(len(c.conns)))
+	i := int((c.next.Add(1) - 1) % uint32(len(c.conns)))
+	if c.health.failing.Load() == 0 {
+		return i
+	}
+	return c.healthyFrom(i)
 }
 
 // Context returns ctx with the outgoing metadata every Spanner request
@@ -391,5 +413,6 @@ func (c *Client) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	c.health.wg.Wait() // the watchers end with the life context
 	return errors.Join(errs...)
 }
