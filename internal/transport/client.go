@@ -103,11 +103,13 @@ type sessionState struct {
 	mdOnly, mdLeaderOnly context.Context
 }
 
-// NewClient builds the channels for cfg. It makes no RPC (grpc.NewClient
-// connects lazily) and does not contact a credentials server: explicit
-// credentials are parsed now, Application Default Credentials are looked up
-// on the first RPC. cfg is copied. opts are appended to the client's own dial
-// options (tests use them, e.g. for custom transport credentials).
+// NewClient builds the channels for cfg through Google's dialer (dial.go).
+// It makes no RPC (the channels start connecting in the background) and
+// contacts no credentials server: explicit credentials are parsed now,
+// Application Default Credentials are read from their file by the dialer
+// or looked up on the first RPC (credentials.go). cfg is copied. opts are
+// appended to the client's own dial options (tests use them, e.g. for
+// custom transport credentials).
 func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*Client, error) {
 	if cfg == nil {
 		return nil, errors.New("spannerfast: nil *dsn.Config")
