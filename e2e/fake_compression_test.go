@@ -55,16 +55,7 @@ func TestFakeCompressionGzip(t *testing.T) {
 		t.Fatal(err)
 	}
 	counted := &countingListener{Listener: lis}
-	s := fakespanner.New()
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(counted) }()
-	t.Cleanup(func() {
-		s.Close()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
-	waitFor(t, func() bool { return s.Addr() != "" })
+	s := serveFake(t, fakespanner.New(), counted)
 
 	query := "SELECT s FROM t WHERE s != '" + strings.Repeat("x", 64<<10) + "'"
 	value := strings.Repeat("compressible ", 1000)

@@ -31,22 +31,35 @@ type testCA struct {
 
 var serial int64
 
-func newTestCA(t *testing.T, name string) *testCA {
+// certify makes a key and a certificate from tmpl (given its serial number
+// and validity here), signed by parent's key, or self-signed when parent
+// is nil.
+func certify(t *testing.T, tmpl *x509.Certificate, parent *testCA) (*ecdsa.PrivateKey, []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	serial++
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	tmpl.SerialNumber = big.NewInt(serial)
+	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	issuer, signer := tmpl, key
+	if parent != nil {
+		issuer, signer = parent.cert, parent.key
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, issuer, &key.PublicKey, signer)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return key, der
+}
+
+func newTestCA(t *testing.T, name string) *testCA {
+	t.Helper()
+	key, der := certify(t, &x509.Certificate{
+		Subject: pkix.Name{CommonName: name}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}, nil)
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
 		t.Fatal(err)
@@ -58,21 +71,11 @@ func newTestCA(t *testing.T, name string) *testCA {
 // a client, as a tls.Certificate and as PEM (certificate, key).
 func (ca *testCA) issue(t *testing.T, usage x509.ExtKeyUsage) (tls.Certificate, []byte, []byte) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial++
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "spannerfast test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+	key, der := certify(t, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "spannerfast test"},
 		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, ca)
 	kder, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
 		t.Fatal(err)
@@ -118,8 +121,15 @@ func startMTLSFake(t *testing.T, ca *testCA) *fakespanner.Server {
 		// failure (under TLS 1.3 it may see only the connection closing).
 		MaxVersion: tls.VersionTLS12,
 	})
+	return serveFake(t, s, tlsLis)
+}
+
+// serveFake serves s on lis until the test ends, and returns s once it
+// has an address.
+func serveFake(t *testing.T, s *fakespanner.Server, lis net.Listener) *fakespanner.Server {
+	t.Helper()
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(tlsLis) }()
+	go func() { done <- s.Serve(lis) }()
 	t.Cleanup(func() {
 		s.Close()
 		if err := <-done; err != nil {
