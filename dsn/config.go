@@ -119,6 +119,16 @@ const (
 	AutocommitPartitionedNonAtomic AutocommitDMLMode = "PARTITIONED_NON_ATOMIC"
 )
 
+// Compression is the value of compression: how requests and responses
+// are compressed on the wire.
+type Compression string
+
+// Compression values.
+const (
+	CompressionNone Compression = "NONE"
+	CompressionGzip Compression = "GZIP"
+)
+
 // ConnectionStateType is the value of connection_state_type: whether SET
 // inside a transaction is undone by a rollback.
 type ConnectionStateType string
@@ -219,6 +229,23 @@ type Config struct {
 	// sends the trace context (traceparent) of the span in an RPC's
 	// context when it records.
 	EnableEndToEndTracing bool
+	// IsExperimentalHost (is_experimental_host) says the endpoint is an
+	// experimental host, as in go-sql-spanner: it needs an endpoint, and
+	// only then do CACertFile, ClientCertFile and ClientCertKey apply.
+	IsExperimentalHost bool
+	// CACertFile (ca_cert_file) is a PEM file of the CAs that verify the
+	// experimental host's certificate; with it the channels carry no
+	// Google credentials (docs/transport.md).
+	CACertFile string
+	// ClientCertFile (client_cert_file) and ClientCertKey
+	// (client_cert_key) are the PEM certificate and key presented to the
+	// experimental host for mutual TLS; both or neither.
+	ClientCertFile string
+	ClientCertKey  string
+	// Compression (compression) compresses requests and asks for
+	// compressed responses: CompressionNone (default) or CompressionGzip,
+	// the official client's ClientConfig.Compression.
+	Compression Compression
 	// DisableTracing (disable_tracing) makes no OpenTelemetry spans; the
 	// metrics are still recorded (docs/observability.md).
 	DisableTracing bool
@@ -409,6 +436,7 @@ func NewConfig() *Config {
 		MinSessions:            DefaultMinSessions,
 		MaxSessions:            DefaultMaxSessions,
 		NumChannels:            DefaultNumChannels,
+		Compression:            CompressionNone,
 		StatementCacheSize:     DefaultStatementCacheSize,
 		IsolationLevel:         sql.LevelDefault,
 		ReadLockMode:           ReadLockModeUnspecified,
@@ -499,6 +527,9 @@ func (c *Config) Equal(o *Config) bool {
 // property key.
 func (c *Config) Validate() error {
 	if err := checkPath(c.Project, c.Instance, c.Database); err != nil {
+		return err
+	}
+	if err := checkTLSProperties(c); err != nil {
 		return err
 	}
 	for i := range properties {

@@ -102,6 +102,14 @@ var properties = []property{
 		doc("credentials JSON given inline; secret: Config.String, every fmt verb, errors and SHOW VARIABLE give " + Redacted + " (FormatDSN keeps it)"),
 	startup(boolProp("use_plain_text", func(c *Config) *bool { return &c.UsePlainText })).
 		doc("connects without TLS and without credentials (the emulator, test servers)"),
+	startup(boolProp("is_experimental_host", func(c *Config) *bool { return &c.IsExperimentalHost })).
+		doc("the endpoint is an experimental host (go-sql-spanner's meaning): an endpoint is required, and ca_cert_file, client_cert_file and client_cert_key apply; see docs/transport.md"),
+	startup(stringProp("ca_cert_file", func(c *Config) *string { return &c.CACertFile })).typed("file path").
+		doc("with is_experimental_host: PEM file of the CAs the endpoint's certificate must chain to; TLS with it and no Google credentials"),
+	startup(stringProp("client_cert_file", func(c *Config) *string { return &c.ClientCertFile })).typed("file path").
+		doc("with is_experimental_host and ca_cert_file: PEM client certificate for mutual TLS (with client_cert_key)"),
+	startup(stringProp("client_cert_key", func(c *Config) *string { return &c.ClientCertKey })).typed("file path").
+		doc("with is_experimental_host and ca_cert_file: PEM key of client_cert_file"),
 	startup(boolProp("auto_config_emulator", func(c *Config) *bool { return &c.AutoConfigEmulator })).
 		doc("connects to the emulator (localhost:9010 unless an endpoint is given) in plain text and creates the instance and database (with dialect) before the first statement"),
 	startup(boolProp("disable_native_metrics", func(c *Config) *bool { return &c.DisableNativeMetrics })).
@@ -118,6 +126,10 @@ var properties = []property{
 		doc("stops sending the route-to-leader header on read-write work"),
 	startup(boolProp("enable_end_to_end_tracing", func(c *Config) *bool { return &c.EnableEndToEndTracing })).
 		doc("asks Spanner for server-side traces (end-to-end tracing header) and sends the trace context of a recording span with each RPC; see docs/observability.md"),
+	startup(enumProp("compression", func(c *Config) *Compression { return &c.Compression }, map[string]Compression{
+		"NONE": CompressionNone, "IDENTITY": CompressionNone, "GZIP": CompressionGzip,
+	}, "NONE or GZIP")).
+		doc("GZIP compresses requests and asks Spanner to compress responses (the official client's Compression); NONE (default) sends them as they are; see docs/transport.md"),
 	startup(boolProp("disable_tracing", func(c *Config) *bool { return &c.DisableTracing })).
 		doc("makes no OpenTelemetry spans (metrics are still recorded); see docs/observability.md"),
 	startup(boolProp("disable_query_text_in_traces", func(c *Config) *bool { return &c.DisableQueryTextInTraces })).

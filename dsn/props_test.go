@@ -30,6 +30,11 @@ var propCases = []propCase{
 	{name: "credentials", wantDef: "", set: "/k.json", wantSet: "/k.json", startup: true},
 	{name: "credentials_json", wantDef: "", set: `{"k":"v"}`, wantSet: dsn.Redacted, startup: true}, // SHOW never shows the secret
 	{name: "use_plain_text", wantDef: false, set: "true", wantSet: true, startup: true},
+	{name: "is_experimental_host", wantDef: false, set: "true", wantSet: true, startup: true},
+	{name: "ca_cert_file", wantDef: "", set: "/ca.pem", wantSet: "/ca.pem", startup: true},
+	{name: "client_cert_file", wantDef: "", set: "/c.pem", wantSet: "/c.pem", startup: true},
+	{name: "client_cert_key", wantDef: "", set: "/k.pem", wantSet: "/k.pem", startup: true},
+	{name: "compression", wantDef: "NONE", set: "gzip", wantSet: "GZIP", startup: true, canonical: "GZIP"},
 	{name: "auto_config_emulator", wantDef: false, set: "true", wantSet: true, startup: true},
 	{name: "disable_native_metrics", wantDef: false, set: "true", wantSet: true, startup: true},
 	{name: "min_sessions", wantDef: "100", set: "7", wantSet: "7", startup: true},

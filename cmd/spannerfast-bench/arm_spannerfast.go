@@ -25,6 +25,13 @@ func init() {
 	register(armSpec{id: armFastRaw, title: "spannerfast-raw", order: 60, available: true, verify: true,
 		applies: func(w *workload.Workload) bool { return !w.Op.Write() || w.Op == workload.OpTxRead },
 		open:    func(ctx context.Context, e *env) (arm, error) { return openSpannerfast(ctx, e, true) }})
+	// Opt-in: spannerfast-safe with compression=gzip (requests and
+	// responses gzip-compressed), for what compression costs in CPU.
+	register(armSpec{id: armFastGzip, title: "spannerfast-gzip", order: 55, available: true, verify: true, optIn: true,
+		applies: func(w *workload.Workload) bool { return !w.Op.Write() },
+		open: func(ctx context.Context, e *env) (arm, error) {
+			return openSpannerfastDSN(ctx, e, spannerfastDSN(e.addr, e.database, false)+";compression=gzip", false)
+		}})
 }
 
 // spannerfastDSN is the DSN of the fake server at addr.
@@ -47,8 +54,11 @@ type spannerfastArm struct {
 	writes  sqlWrites
 }
 
-func openSpannerfast(_ context.Context, e *env, raw bool) (arm, error) {
-	dsn := spannerfastDSN(e.addr, e.database, raw)
+func openSpannerfast(ctx context.Context, e *env, raw bool) (arm, error) {
+	return openSpannerfastDSN(ctx, e, spannerfastDSN(e.addr, e.database, raw), raw)
+}
+
+func openSpannerfastDSN(_ context.Context, e *env, dsn string, raw bool) (arm, error) {
 	db, err := sql.Open("spannerfast", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sql.Open: %w", err)

@@ -25,6 +25,7 @@ const (
 	armBorrow     = "client-borrow"
 	armFastSafe   = "spannerfast-safe"
 	armFastRaw    = "spannerfast-raw"
+	armFastGzip   = "spannerfast-gzip"
 	armFastOtel   = "spannerfast-otel"
 	armGorm       = "spannerfast-gorm"
 	databasePath  = "projects/p/instances/i/databases/d"
@@ -96,7 +97,7 @@ func allArms() []armSpec {
 }
 
 // knownArmIDs lists every arm id this tool knows, built or not.
-var knownArmIDs = []string{armTransport, armSQLFloor, armClient, armBorrow, armFastSafe, armFastRaw, armFastOtel, armGorm}
+var knownArmIDs = []string{armTransport, armSQLFloor, armClient, armBorrow, armFastSafe, armFastRaw, armFastGzip, armFastOtel, armGorm}
 
 // selectArms picks the arms named in list ("" or "all": every available
 // arm but the opt-in ones). Naming an arm that is not built is an error

@@ -36,7 +36,8 @@
 //	            default), reads, writes, partitioned and
 //	            partitioned-latency (see below)
 //	-arms       comma list of arms (default: every arm built in but
-//	            spannerfast-otel, which runs only when named)
+//	            spannerfast-otel and spannerfast-gzip, which run only
+//	            when named)
 //	-scale      multiplies the row count of single-query workloads, the
 //	            query count of point, manycols and strings800 and the
 //	            operation count of the writes (default 1)
@@ -190,6 +191,10 @@
 //	spannerfast-safe  database/sql, sql.Open("spannerfast", dsn)
 //	spannerfast-raw   the same with ;rawDecode=true, STRING and BYTES scanned
 //	                  into sql.RawBytes
+//	spannerfast-gzip  spannerfast-safe with ;compression=gzip: requests and
+//	                  responses gzip-compressed (the fake server compresses
+//	                  in its own process, so only the client's share
+//	                  counts). Reads only; only when named in -arms
 //	spannerfast-otel  spannerfast-safe with telemetry on: the OpenTelemetry
 //	                  SDK given on the connector (WithTracerProvider,
 //	                  WithMeterProvider), every span sampled and exported

@@ -60,7 +60,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		"comma-separated workloads: "+strings.Join(workload.Names(), ", ")+
 			", or the groups all, "+workload.GroupReads+", "+workload.GroupWrites)
 	fs.StringVar(&cfg.arms, "arms", "all",
-		"comma-separated arms: "+strings.Join(knownArmIDs, ", ")+" (all: every arm built in but "+armFastOtel+", which runs only when named)")
+		"comma-separated arms: "+strings.Join(knownArmIDs, ", ")+" (all: every arm built in but "+armFastOtel+" and "+armFastGzip+", which run only when named)")
 	fs.Float64Var(&cfg.scale, "scale", 1, "multiplies row counts (single-query workloads) and query counts (point, manycols, strings800)")
 	fs.IntVar(&cfg.rounds, "rounds", 3, "interleaved rounds; the best round is reported")
 	fs.StringVar(&cfg.jsonPath, "json", "bench-results.json", "write machine-readable results here (\"\" to skip)")

@@ -2,22 +2,16 @@ package transport
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"os"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc"
-	grpccreds "google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/spannerfast/spannerfast/dsn"
@@ -26,10 +20,11 @@ import (
 
 // Metadata header names Spanner requests carry.
 const (
-	HeaderResourcePrefix  = "google-cloud-resource-prefix"
-	HeaderRequestParams   = "x-goog-request-params"
-	HeaderRouteToLeader   = "x-goog-spanner-route-to-leader"
-	HeaderEndToEndTracing = "x-goog-spanner-end-to-end-tracing"
+	HeaderResourcePrefix   = "google-cloud-resource-prefix"
+	HeaderRequestParams    = "x-goog-request-params"
+	HeaderRouteToLeader    = "x-goog-spanner-route-to-leader"
+	HeaderEndToEndTracing  = "x-goog-spanner-end-to-end-tracing"
+	HeaderResponseEncoding = "x-response-encoding"
 )
 
 // UserAgent is the gRPC user agent of spannerfast's channels.
@@ -64,6 +59,8 @@ type Client struct {
 	conns []*grpc.ClientConn
 	stubs []spannerpb.SpannerClient
 	next  atomic.Uint32
+
+	health channelHealth // channels passed over while failing (health.go)
 
 	md       metadata.MD // resource prefix, database request params (+ tracing)
 	mdLeader metadata.MD // md + route-to-leader
@@ -106,11 +103,13 @@ type sessionState struct {
 	mdOnly, mdLeaderOnly context.Context
 }
 
-// NewClient builds the channels for cfg. It makes no RPC (grpc.NewClient
-// connects lazily) and does not contact a credentials server: explicit
-// credentials are parsed now, Application Default Credentials are looked up
-// on the first RPC. cfg is copied. opts are appended to the client's own dial
-// options (tests use them, e.g. for custom transport credentials).
+// NewClient builds the channels for cfg through Google's dialer (dial.go).
+// It makes no RPC (the channels start connecting in the background) and
+// contacts no credentials server: explicit credentials are parsed now,
+// Application Default Credentials are read from their file by the dialer
+// or looked up on the first RPC (credentials.go). cfg is copied. opts are
+// appended to the client's own dial options (tests use them, e.g. for
+// custom transport credentials).
 func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*Client, error) {
 	if cfg == nil {
 		return nil, errors.New("spannerfast: nil *dsn.Config")
@@ -127,24 +126,9 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	c.endpoint, c.plain = resolveEndpoint(cfg)
 	c.emulator = newEmulatorState(cfg, c.endpoint, c.dbPath)
 
-	dialOpts := []grpc.DialOption{
-		grpc.WithUserAgent(UserAgent),
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 120 * time.Second}),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(math.MaxInt32)),
-	}
-	if c.plain {
-		dialOpts = append(dialOpts, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	} else {
-		pc, err := newPerRPCCreds(ctx, cfg)
-		if err != nil {
-			return nil, err
-		}
-		dialOpts = append(dialOpts,
-			grpc.WithTransportCredentials(grpccreds.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})),
-			grpc.WithPerRPCCredentials(pc))
-	}
-	if cfg.Authority != "" {
-		dialOpts = append(dialOpts, grpc.WithAuthority(cfg.Authority))
+	base, err := clientOptions(cfg, c.endpoint, c.plain)
+	if err != nil {
+		return nil, err
 	}
 	c.obs = &observer{c: c, endToEnd: cfg.EnableEndToEndTracing}
 	clientOrdinal := nextClientOrdinal(c.dbPath)
@@ -155,10 +139,17 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 		// Each channel has interceptors of its own: the request id names
 		// the channel. They come before the caller's, which see the id.
 		ids := newChannelIDs(clientOrdinal, uint32(i+1), &c.requests, c.obs)
-		chOpts := append(slices.Clip(dialOpts),
+		chOpts := []grpc.DialOption{
 			grpc.WithChainUnaryInterceptor(ids.unary),
-			grpc.WithChainStreamInterceptor(ids.stream))
-		cc, err := grpc.NewClient(c.endpoint, append(chOpts, opts...)...)
+			grpc.WithChainStreamInterceptor(ids.stream)}
+		for _, o := range opts {
+			if po, ok := o.(channelOption); ok {
+				chOpts = append(chOpts, po.f(i)...)
+			} else {
+				chOpts = append(chOpts, o)
+			}
+		}
+		cc, err := dialChannel(ctx, base, chOpts...)
 		if err != nil {
 			for _, done := range c.conns {
 				_ = done.Close()
@@ -168,6 +159,13 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 		c.conns = append(c.conns, cc)
 		c.stubs = append(c.stubs, spannerpb.NewSpannerClient(cc))
 	}
+	c.health.down = make([]atomic.Bool, len(c.conns))
+	if len(c.conns) > 1 {
+		for i, cc := range c.conns {
+			c.health.wg.Add(1)
+			go c.watch(i, cc)
+		}
+	}
 
 	c.md = metadata.Pairs(
 		HeaderResourcePrefix, c.dbPath,
@@ -176,6 +174,11 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	)
 	if cfg.EnableEndToEndTracing {
 		c.md.Set(HeaderEndToEndTracing, "true")
+	}
+	if cfg.Compression == dsn.CompressionGzip {
+		// Asks Spanner to compress its responses too, as the official
+		// client does with Compression "gzip".
+		c.md.Set(HeaderResponseEncoding, "gzip")
 	}
 	c.mdLeader = withLeader(c.md)
 	c.tel = telemetry.New(telemetryConfig(cfg, c.endpoint, telemetry.Config{}))
@@ -228,11 +231,17 @@ func (c *Client) Spanner() spannerpb.SpannerClient {
 	return c.stubs[c.pick()]
 }
 
+// pick chooses the next channel round-robin, passing over failing ones
+// (health.go).
 func (c *Client) pick() int {
 	if len(c.conns) == 1 {
 		return 0
 	}
-	return int((c.next.Add(1) - 1) % uint32(len(c.conns)))
+	i := int((c.next.Add(1) - 1) % uint32(len(c.conns)))
+	if c.health.failing.Load() == 0 {
+		return i
+	}
+	return c.healthyFrom(i)
 }
 
 // Context returns ctx with the outgoing metadata every Spanner request
@@ -406,5 +415,6 @@ func (c *Client) Close() error {
 			errs = append(errs, err)
 		}
 	}
+	c.health.wg.Wait() // the watchers end with the life context
 	return errors.Join(errs...)
 }

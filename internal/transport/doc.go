@@ -15,9 +15,12 @@
 //
 // One Client exists per connector (per DSN in database/sql). It owns:
 //
-//   - num_channels gRPC channels (default 4), handed out round-robin by
-//     Channel (for streams, e.g. with a custom codec) and Spanner (unary
-//     stubs). NewClient makes no RPC: grpc.NewClient connects lazily.
+//   - num_channels gRPC channels (default 4), each dialled by Google's
+//     dialer (google.golang.org/api/transport/grpc) with the official
+//     client's options (dial.go), handed out round-robin by Channel (for
+//     streams, e.g. with a custom codec) and Spanner (unary stubs), a
+//     channel in TRANSIENT_FAILURE passed over until it connects again
+//     (health.go). NewClient makes no RPC.
 //   - ONE multiplexed session (CreateSession with Session.Multiplexed), made
 //     lazily by the first Session call and shared by every connection
 //     (on the emulator each connection has its own: see below). If
@@ -72,13 +75,18 @@
 //
 // Endpoint and security: the DSN's HOST[:PORT] or endpoint=, else
 // SPANNER_EMULATOR_HOST (plain text), else localhost:9010 with
-// auto_config_emulator, else spanner.googleapis.com:443. use_plain_text,
+// auto_config_emulator, else the dialer's default (spanner.googleapis.com,
+// or the universe domain's or mTLS endpoint). use_plain_text,
 // auto_config_emulator and SPANNER_EMULATOR_HOST give an insecure channel
-// without credentials; otherwise TLS with per-RPC OAuth2 tokens from
-// credentials (file), credentials_json, or Application Default Credentials
-// (looked up on the first RPC). Service-account keys sign their own JWTs, so
-// no token server is contacted for them. authority= sets the :authority and
-// TLS server name.
+// without credentials, as the official client dials the emulator;
+// is_experimental_host with ca_cert_file gives TLS with that CA (and the
+// client certificate of client_cert_file and client_cert_key) and no
+// credentials; otherwise the dialer's TLS and credentials: credentials
+// (file) or credentials_json parsed in NewClient, else Application Default
+// Credentials (read by the dialer when in a file, else looked up on the
+// first RPC: credentials.go). GOOGLE_SPANNER_ENABLE_DIRECT_ACCESS turns
+// DirectPath on, compression=GZIP gzip. authority= sets the :authority and
+// TLS server name. docs/transport.md has the whole story.
 //
 // auto_config_emulator=true also creates the instance (config
 // emulator-config, 1 node) and the database before the first session if
