@@ -1,0 +1,137 @@
+package nativemetrics
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"cloud.google.com/go/auth/credentials"
+	monitoring "cloud.google.com/go/monitoring/apiv3/v2"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/spannerfast/spannerfast/dsn"
+)
+
+// DefaultInterval is the official client's time between two exports.
+const DefaultInterval = time.Minute
+
+// closeTimeout bounds the final export when the client closes.
+const closeTimeout = 10 * time.Second
+
+// Exporter is one client's export: a meter provider of its own, read every
+// interval by a periodic reader (one goroutine) that sends to Cloud
+// Monitoring. A nil *Exporter exports nothing.
+type Exporter struct {
+	provider *sdkmetric.MeterProvider
+	exp      *exporter
+}
+
+// Start starts the export of a client of cfg (plain: it talks plain text)
+// whose client_name label is clientName, or returns nil when the export is
+// off (Enabled): then nothing is made.
+func Start(cfg *dsn.Config, plain bool, clientName string) *Exporter {
+	if !Enabled(cfg, plain) {
+		return nil
+	}
+	e := &exporter{
+		labels:   newClientLabels(cfg.DatabasePath(), clientName),
+		opts:     func() ([]option.ClientOption, error) { return clientOptions(cfg) },
+		location: detectedLocation,
+		interval: DefaultInterval,
+	}
+	if tt := testTarget.Load(); tt != nil {
+		addr := tt.Addr
+		e.opts = func() ([]option.ClientOption, error) {
+			return []option.ClientOption{option.WithEndpoint(addr), option.WithoutAuthentication(),
+				option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials()))}, nil
+		}
+		if tt.Interval > 0 {
+			e.interval = tt.Interval
+		}
+		if loc := tt.Location; loc != "" {
+			e.location = func() string { return loc }
+		}
+	}
+	// Never exported before: the final export on close is not skipped.
+	e.lastExport = time.Now().Add(-e.interval)
+	reader := sdkmetric.NewPeriodicReader(e, sdkmetric.WithInterval(e.interval))
+	return &Exporter{provider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), exp: e}
+}
+
+// Provider is the meter provider the native metrics are recorded to; nil
+// for a nil Exporter.
+func (x *Exporter) Provider() metric.MeterProvider {
+	if x == nil {
+		return nil
+	}
+	return x.provider
+}
+
+// Close exports what was recorded since the last export (bounded by
+// closeTimeout) and stops the reader's goroutine and the monitoring
+// client. A failed final export is reported to OpenTelemetry's error
+// handler, as the reader reports the periodic ones, and returned.
+func (x *Exporter) Close() error {
+	if x == nil {
+		return nil
+	}
+	x.exp.beginClose()
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	err := x.provider.Shutdown(ctx)
+	if err != nil {
+		otel.Handle(err)
+	}
+	return err
+}
+
+// clientOptions are the monitoring client's options for a client of cfg:
+// Spanner's credentials (the DSN's file or JSON, else Application Default
+// Credentials, which the monitoring library looks up itself), the
+// universe domain of GOOGLE_CLOUD_UNIVERSE_DOMAIN and the endpoint of
+// SPANNER_MONITORING_HOST, as the official client gives its exporter.
+func clientOptions(cfg *dsn.Config) ([]option.ClientOption, error) {
+	var opts []option.ClientOption
+	if ud := os.Getenv(EnvUniverseDomain); ud != "" {
+		opts = append(opts, option.WithUniverseDomain(ud))
+	}
+	if host := os.Getenv(EnvMonitoringHost); host != "" {
+		opts = append(opts, option.WithEndpoint(host))
+	}
+	var (
+		b   []byte
+		src string
+	)
+	switch {
+	case cfg.CredentialsJSON != "":
+		b, src = []byte(cfg.CredentialsJSON), "credentials_json"
+	case cfg.Credentials != "":
+		var err error
+		if b, err = os.ReadFile(cfg.Credentials); err != nil {
+			return nil, fmt.Errorf("spannerfast: credentials file %s: %w", cfg.Credentials, err)
+		}
+		src = "credentials file " + cfg.Credentials
+	default:
+		return opts, nil
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil || head.Type == "" {
+		return nil, fmt.Errorf("spannerfast: %s has no credentials type: %w", src, errors.Join(err, errors.New(`no "type" field`)))
+	}
+	creds, err := credentials.NewCredentialsFromJSON(credentials.CredType(head.Type), b,
+		&credentials.DetectOptions{Scopes: monitoring.DefaultAuthScopes(), UseSelfSignedJWT: true})
+	if err != nil {
+		return nil, fmt.Errorf("spannerfast: %s: %w", src, err)
+	}
+	return append(opts, option.WithAuthCredentials(creds)), nil
+}
