@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"cloud.google.com/go/auth/credentials"
@@ -32,6 +33,8 @@ const closeTimeout = 10 * time.Second
 type Exporter struct {
 	provider *sdkmetric.MeterProvider
 	exp      *exporter
+	close    sync.Once
+	closeErr error
 }
 
 // Start starts the export of a client of cfg (plain: it talks plain text)
@@ -78,19 +81,21 @@ func (x *Exporter) Provider() metric.MeterProvider {
 // Close exports what was recorded since the last export (bounded by
 // closeTimeout) and stops the reader's goroutine and the monitoring
 // client. A failed final export is reported to OpenTelemetry's error
-// handler, as the reader reports the periodic ones, and returned.
+// handler, as the reader reports the periodic ones, and returned. Closing
+// again does nothing and returns the same.
 func (x *Exporter) Close() error {
 	if x == nil {
 		return nil
 	}
-	x.exp.beginClose()
-	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
-	defer cancel()
-	err := x.provider.Shutdown(ctx)
-	if err != nil {
-		otel.Handle(err)
-	}
-	return err
+	x.close.Do(func() {
+		x.exp.beginClose()
+		ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+		defer cancel()
+		if x.closeErr = x.provider.Shutdown(ctx); x.closeErr != nil {
+			otel.Handle(x.closeErr)
+		}
+	})
+	return x.closeErr
 }
 
 // clientOptions are the monitoring client's options for a client of cfg:
