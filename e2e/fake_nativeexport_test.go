@@ -141,3 +141,32 @@ func TestFakeNativeMetricsExportOff(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkPointQueryNativeExport is BenchmarkPointQuery with the export
+// of the built-in metrics off (the fake server's plain text) and on (to
+// the fake Monitoring API, at the official 60-second interval): what
+// recording the four native metrics to the export's provider costs per
+// query.
+func BenchmarkPointQueryNativeExport(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.Setenv(nativemetrics.EnvDisable, "")
+			b.Setenv(nativemetrics.EnvEmulatorHost, "")
+			if on {
+				mon := fakemonitoring.Start(b)
+				nativemetrics.UseTestTarget(b, nativemetrics.TestTarget{Addr: mon.Addr(), Location: "global"})
+			}
+			ctx := context.Background()
+			c := pointConn(b)
+			var dest pointRow
+			b.ReportAllocs()
+			for b.Loop() {
+				dest.read(b, ctx, c)
+			}
+		})
+	}
+}
