@@ -26,7 +26,7 @@ const batchSize = 200
 // caller of the driver waits for.
 type exporter struct {
 	labels   clientLabels
-	opts     func() ([]option.ClientOption, error)
+	opts     func() []option.ClientOption
 	location func() string
 	interval time.Duration
 
@@ -112,10 +112,8 @@ func (e *exporter) monitoringClient(ctx context.Context) (*monitoring.MetricClie
 	if e.client != nil || e.clientErr != nil {
 		return e.client, e.clientErr
 	}
-	opts, err := e.opts()
-	if err == nil {
-		e.client, err = monitoring.NewMetricClient(ctx, opts...)
-	}
+	client, err := monitoring.NewMetricClient(ctx, e.opts()...)
+	e.client = client
 	if err != nil {
 		e.clientErr = exportError(e.labels.project, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -53,8 +52,7 @@ type clientLabels struct {
 	project  string
 }
 
-func newClientLabels(databasePath, clientName string) clientLabels {
-	project, instance, database := splitDatabase(databasePath)
+func newClientLabels(project, instance, database, clientName string) clientLabels {
 	uid := clientUID()
 	return clientLabels{
 		project: project,
@@ -92,22 +90,6 @@ func clientHash(uid string) string {
 	h := fnv.New64()
 	h.Write([]byte(uid))
 	return fmt.Sprintf("%06x", h.Sum64()>>(64-10))
-}
-
-// splitDatabase splits "projects/P/instances/I/databases/D".
-func splitDatabase(path string) (project, instance, database string) {
-	parts := strings.Split(path, "/")
-	for i := 0; i+1 < len(parts); i += 2 {
-		switch parts[i] {
-		case "projects":
-			project = parts[i+1]
-		case "instances":
-			instance = parts[i+1]
-		case "databases":
-			database = parts[i+1]
-		}
-	}
-	return project, instance, database
 }
 
 // detectedLocation is the region Google Cloud's resource detector finds

@@ -2,15 +2,10 @@ package nativemetrics
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"sync"
 	"time"
 
-	"cloud.google.com/go/auth/credentials"
-	monitoring "cloud.google.com/go/monitoring/apiv3/v2"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -45,16 +40,16 @@ func Start(cfg *dsn.Config, plain bool, clientName string) *Exporter {
 		return nil
 	}
 	e := &exporter{
-		labels:   newClientLabels(cfg.DatabasePath(), clientName),
-		opts:     func() ([]option.ClientOption, error) { return clientOptions(cfg) },
+		labels:   newClientLabels(cfg.Project, cfg.Instance, cfg.Database, clientName),
+		opts:     func() []option.ClientOption { return clientOptions(cfg) },
 		location: detectedLocation,
 		interval: DefaultInterval,
 	}
 	if tt := testTarget.Load(); tt != nil {
 		addr := tt.Addr
-		e.opts = func() ([]option.ClientOption, error) {
+		e.opts = func() []option.ClientOption {
 			return []option.ClientOption{option.WithEndpoint(addr), option.WithoutAuthentication(),
-				option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials()))}, nil
+				option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials()))}
 		}
 		if tt.Interval > 0 {
 			e.interval = tt.Interval
@@ -103,7 +98,11 @@ func (x *Exporter) Close() error {
 // Credentials, which the monitoring library looks up itself), the
 // universe domain of GOOGLE_CLOUD_UNIVERSE_DOMAIN and the endpoint of
 // SPANNER_MONITORING_HOST, as the official client gives its exporter.
-func clientOptions(cfg *dsn.Config) ([]option.ClientOption, error) {
+// The credentials go as go-sql-spanner gives them to the official client
+// (which hands them to its exporter): with the options that take the
+// credentials' type from the JSON. The DSN is the application's own
+// configuration, and internal/transport has already checked the JSON.
+func clientOptions(cfg *dsn.Config) []option.ClientOption {
 	var opts []option.ClientOption
 	if ud := os.Getenv(EnvUniverseDomain); ud != "" {
 		opts = append(opts, option.WithUniverseDomain(ud))
@@ -111,32 +110,11 @@ func clientOptions(cfg *dsn.Config) ([]option.ClientOption, error) {
 	if host := os.Getenv(EnvMonitoringHost); host != "" {
 		opts = append(opts, option.WithEndpoint(host))
 	}
-	var (
-		b   []byte
-		src string
-	)
 	switch {
 	case cfg.CredentialsJSON != "":
-		b, src = []byte(cfg.CredentialsJSON), "credentials_json"
+		opts = append(opts, option.WithCredentialsJSON([]byte(cfg.CredentialsJSON))) //nolint:staticcheck // as go-sql-spanner
 	case cfg.Credentials != "":
-		var err error
-		if b, err = os.ReadFile(cfg.Credentials); err != nil {
-			return nil, fmt.Errorf("spannerfast: credentials file %s: %w", cfg.Credentials, err)
-		}
-		src = "credentials file " + cfg.Credentials
-	default:
-		return opts, nil
+		opts = append(opts, option.WithCredentialsFile(cfg.Credentials)) //nolint:staticcheck // as go-sql-spanner
 	}
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil || head.Type == "" {
-		return nil, fmt.Errorf("spannerfast: %s has no credentials type: %w", src, errors.Join(err, errors.New(`no "type" field`)))
-	}
-	creds, err := credentials.NewCredentialsFromJSON(credentials.CredType(head.Type), b,
-		&credentials.DetectOptions{Scopes: monitoring.DefaultAuthScopes(), UseSelfSignedJWT: true})
-	if err != nil {
-		return nil, fmt.Errorf("spannerfast: %s: %w", src, err)
-	}
-	return append(opts, option.WithAuthCredentials(creds)), nil
+	return opts
 }
