@@ -160,13 +160,7 @@ func BenchmarkPointQueryNativeExport(b *testing.B) {
 				mon := fakemonitoring.Start(b)
 				nativemetrics.UseTestTarget(b, nativemetrics.TestTarget{Addr: mon.Addr(), Location: "global"})
 			}
-			ctx := context.Background()
-			c := pointConn(b)
-			var dest pointRow
-			b.ReportAllocs()
-			for b.Loop() {
-				dest.read(b, ctx, c)
-			}
+			benchPointQuery(b)
 		})
 	}
 }

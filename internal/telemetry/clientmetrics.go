@@ -105,11 +105,8 @@ type clientInstruments struct {
 }
 
 type nativeInstruments struct {
-	labels             []attribute.KeyValue // the client's: project, instance, database, client name
-	operationLatencies metric.Float64Histogram
-	attemptLatencies   metric.Float64Histogram
-	operationCount     metric.Int64Counter
-	attemptCount       metric.Int64Counter
+	labels []attribute.KeyValue // the client's: project, instance, database, client name
+	nativeFour
 }
 
 // newClientInstruments makes the instruments on m. An instrument the SDK
@@ -168,21 +165,7 @@ func newClientInstruments(m metric.Meter, cfg *Config) *clientInstruments {
 		KeyNativeDirectPathEnabled.String(nativeDirectPathUsedOrEnabledNo),
 		KeyNativeDirectPathUsed.String(nativeDirectPathUsedOrEnabledNo),
 	}}
-	n.operationLatencies, err = m.Float64Histogram(MetricNativeOperationLatencies,
-		metric.WithDescription("Total time until final operation success or failure, including retries and backoff."),
-		metric.WithUnit("ms"), metric.WithExplicitBucketBoundaries(nativeBuckets...))
-	check(err)
-	n.attemptLatencies, err = m.Float64Histogram(MetricNativeAttemptLatencies,
-		metric.WithDescription("Client observed latency per RPC attempt."),
-		metric.WithUnit("ms"), metric.WithExplicitBucketBoundaries(nativeBuckets...))
-	check(err)
-	n.operationCount, err = m.Int64Counter(MetricNativeOperationCount,
-		metric.WithDescription("The count of database operations."), metric.WithUnit("1"))
-	check(err)
-	n.attemptCount, err = m.Int64Counter(MetricNativeAttemptCount,
-		metric.WithDescription("The number of attempts made for the operation, including the initial attempt."),
-		metric.WithUnit("1"))
-	check(err)
+	n.nativeFour = newNativeFour(m, NativeMetricPrefix, check)
 	ci.native = n
 	return ci
 }
@@ -206,7 +189,7 @@ func (t *Telemetry) Measuring() bool { return t.client() != nil }
 type RPCAttempt struct {
 	t      *Telemetry
 	ci     *clientInstruments // nil: the application's pipeline does not listen
-	ex     *exportInstruments // nil: native metrics are not exported (nativeexport.go)
+	ex     *nativeFour        // nil: native metrics are not exported (nativeexport.go)
 	method string             // the gRPC method, "/google.spanner.v1.Spanner/Commit"
 	start  time.Time
 }
@@ -241,15 +224,11 @@ func (a *RPCAttempt) End(ctx context.Context, code int64, codeName string) time.
 			a.t.opts(setKey{family: famAttempt, s1: a.method, n: code},
 				KeyRPCMethod.String(shortMethod(a.method)), KeyRPCGRPCStatus.Int64(code)).rec...)
 		if n := a.ci.native; n != nil && nativeMethod(a.method) {
-			o := n.set(a.t, a.method, codeName)
-			n.attemptLatencies.Record(ctx, milliseconds(d), o.rec...)
-			n.attemptCount.Add(ctx, 1, o.add...)
+			n.attempt(ctx, milliseconds(d), n.set(a.t, a.method, codeName))
 		}
 	}
 	if a.ex != nil && nativeMethod(a.method) {
-		o := a.t.exportSet(a.method, codeName)
-		a.ex.attemptLatencies.Record(ctx, milliseconds(d), o.rec...)
-		a.ex.attemptCount.Add(ctx, 1, o.add...)
+		a.ex.attempt(ctx, milliseconds(d), a.t.exportSet(a.method, codeName))
 	}
 	return now
 }
@@ -260,9 +239,7 @@ func (a *RPCAttempt) End(ctx context.Context, code int64, codeName string) time.
 // does nothing for an RPCAttempt that is not measured.
 func (a *RPCAttempt) EndRPCOperation(ctx context.Context, d time.Duration, attempts int, code int64, codeName string) {
 	if a.ex != nil && nativeMethod(a.method) {
-		o := a.t.exportSet(a.method, codeName)
-		a.ex.operationLatencies.Record(ctx, milliseconds(d), o.rec...)
-		a.ex.operationCount.Add(ctx, 1, o.add...)
+		a.ex.operation(ctx, milliseconds(d), a.t.exportSet(a.method, codeName))
 	}
 	if a.ci == nil {
 		return
@@ -277,9 +254,7 @@ func (a *RPCAttempt) EndRPCOperation(ctx context.Context, d time.Duration, attem
 				KeyRPCMethod.String(shortMethod(a.method)), KeyRetryOutcome.String(outcome)).add...)
 	}
 	if n := a.ci.native; n != nil && nativeMethod(a.method) {
-		o := n.set(a.t, a.method, codeName)
-		n.operationLatencies.Record(ctx, milliseconds(d), o.rec...)
-		n.operationCount.Add(ctx, 1, o.add...)
+		n.operation(ctx, milliseconds(d), n.set(a.t, a.method, codeName))
 	}
 }
 

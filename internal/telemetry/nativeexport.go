@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"context"
 	"strings"
 
 	"go.opentelemetry.io/otel"
@@ -30,48 +31,67 @@ const (
 	ExportAttemptCount       = NativeExportPrefix + "attempt_count"
 )
 
-// exportInstruments are the native instruments on the export provider.
-type exportInstruments struct {
+// nativeFour are the four native instruments on one meter, named with a
+// prefix: the application's pipeline's (NativeMetricPrefix,
+// clientmetrics.go) or the export's (NativeExportPrefix).
+type nativeFour struct {
 	operationLatencies metric.Float64Histogram
 	attemptLatencies   metric.Float64Histogram
 	operationCount     metric.Int64Counter
 	attemptCount       metric.Int64Counter
 }
 
-// newExportInstruments makes the instruments on p, once per connector.
-func newExportInstruments(p metric.MeterProvider, version string) *exportInstruments {
+// newNativeFour makes the instruments on m; check reports a refused one.
+func newNativeFour(m metric.Meter, prefix string, check func(error)) nativeFour {
+	var f nativeFour
+	var err error
+	f.operationLatencies, err = m.Float64Histogram(prefix+"operation_latencies",
+		metric.WithDescription("Total time until final operation success or failure, including retries and backoff."),
+		metric.WithUnit("ms"), metric.WithExplicitBucketBoundaries(nativeBuckets...))
+	check(err)
+	f.attemptLatencies, err = m.Float64Histogram(prefix+"attempt_latencies",
+		metric.WithDescription("Client observed latency per RPC attempt."),
+		metric.WithUnit("ms"), metric.WithExplicitBucketBoundaries(nativeBuckets...))
+	check(err)
+	f.operationCount, err = m.Int64Counter(prefix+"operation_count",
+		metric.WithDescription("The count of database operations."), metric.WithUnit("1"))
+	check(err)
+	f.attemptCount, err = m.Int64Counter(prefix+"attempt_count",
+		metric.WithDescription("The number of attempts made for the operation, including the initial attempt."),
+		metric.WithUnit("1"))
+	check(err)
+	return f
+}
+
+// attempt records an attempt that lasted ms milliseconds.
+func (f *nativeFour) attempt(ctx context.Context, ms float64, o *measureOpts) {
+	f.attemptLatencies.Record(ctx, ms, o.rec...)
+	f.attemptCount.Add(ctx, 1, o.add...)
+}
+
+// operation records an operation that lasted ms milliseconds.
+func (f *nativeFour) operation(ctx context.Context, ms float64, o *measureOpts) {
+	f.operationLatencies.Record(ctx, ms, o.rec...)
+	f.operationCount.Add(ctx, 1, o.add...)
+}
+
+// newExportInstruments makes the export's instruments on p, once per
+// connector.
+func newExportInstruments(p metric.MeterProvider, version string) *nativeFour {
 	var opts []metric.MeterOption
 	if version != "" {
 		opts = append(opts, metric.WithInstrumentationVersion(version))
 	}
-	m := p.Meter(ScopeName, opts...)
-	check := func(err error) {
+	f := newNativeFour(p.Meter(ScopeName, opts...), NativeExportPrefix, func(err error) {
 		if err != nil {
 			otel.Handle(err)
 		}
-	}
-	e := &exportInstruments{}
-	var err error
-	e.operationLatencies, err = m.Float64Histogram(ExportOperationLatencies,
-		metric.WithDescription("Total time until final operation success or failure, including retries and backoff."),
-		metric.WithUnit("ms"), metric.WithExplicitBucketBoundaries(nativeBuckets...))
-	check(err)
-	e.attemptLatencies, err = m.Float64Histogram(ExportAttemptLatencies,
-		metric.WithDescription("Client observed latency per RPC attempt."),
-		metric.WithUnit("ms"), metric.WithExplicitBucketBoundaries(nativeBuckets...))
-	check(err)
-	e.operationCount, err = m.Int64Counter(ExportOperationCount,
-		metric.WithDescription("The count of database operations."), metric.WithUnit("1"))
-	check(err)
-	e.attemptCount, err = m.Int64Counter(ExportAttemptCount,
-		metric.WithDescription("The number of attempts made for the operation, including the initial attempt."),
-		metric.WithUnit("1"))
-	check(err)
-	return e
+	})
+	return &f
 }
 
 // exporting returns the export sink, nil when export is off.
-func (t *Telemetry) exporting() *exportInstruments {
+func (t *Telemetry) exporting() *nativeFour {
 	if t == nil {
 		return nil
 	}

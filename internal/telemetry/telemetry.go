@@ -66,7 +66,7 @@ type Telemetry struct {
 	tracing atomic.Pointer[tracerState]
 	meters  atomic.Pointer[meterState]
 	gfe     atomic.Pointer[GFE] // rpc.go
-	export  *exportInstruments  // nil: native metrics not exported (nativeexport.go)
+	export  *nativeFour         // nil: native metrics not exported (nativeexport.go)
 	sets    setCache            // measurements' attribute sets (sets.go)
 }
 
