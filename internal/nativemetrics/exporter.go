@@ -32,7 +32,6 @@ type exporter struct {
 
 	mu         sync.Mutex
 	client     *monitoring.MetricClient
-	clientErr  error
 	lastExport time.Time
 	closing    bool // the final collection is under way
 	shut       bool
@@ -103,21 +102,21 @@ func (e *ExportError) Unwrap() error { return e.Err }
 
 func exportError(project string, err error) error { return &ExportError{Project: project, Err: err} }
 
-// monitoringClient makes the client on first use; a failure is kept and
-// returned by every later export (the reader reports it to
-// OpenTelemetry's error handler).
+// monitoringClient makes the client on first use. A failure is returned
+// (the reader reports it to OpenTelemetry's error handler) and the next
+// export tries again: Application Default Credentials may come later.
 func (e *exporter) monitoringClient(ctx context.Context) (*monitoring.MetricClient, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.client != nil || e.clientErr != nil {
-		return e.client, e.clientErr
+	if e.client != nil {
+		return e.client, nil
 	}
 	client, err := monitoring.NewMetricClient(ctx, e.opts()...)
-	e.client = client
 	if err != nil {
-		e.clientErr = exportError(e.labels.project, err)
+		return nil, exportError(e.labels.project, err)
 	}
-	return e.client, e.clientErr
+	e.client = client
+	return client, nil
 }
 
 // ForceFlush has nothing to flush: the exporter holds no data.
