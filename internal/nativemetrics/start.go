@@ -39,9 +39,10 @@ func Start(cfg *dsn.Config, plain bool, clientName string) *Exporter {
 	if !Enabled(cfg, plain) {
 		return nil
 	}
+	opts := clientOptions(cfg) // the environment as the client is made, as the official client reads it
 	e := &exporter{
 		labels:   newClientLabels(cfg.Project, cfg.Instance, cfg.Database, clientName),
-		opts:     func() []option.ClientOption { return clientOptions(cfg) },
+		opts:     func() []option.ClientOption { return opts },
 		location: detectedLocation,
 		interval: DefaultInterval,
 	}
@@ -112,9 +113,11 @@ func clientOptions(cfg *dsn.Config) []option.ClientOption {
 	}
 	switch {
 	case cfg.CredentialsJSON != "":
-		opts = append(opts, option.WithCredentialsJSON([]byte(cfg.CredentialsJSON))) //nolint:staticcheck // as go-sql-spanner
+		//lint:ignore SA1019 the type comes from the JSON, as go-sql-spanner gives it
+		opts = append(opts, option.WithCredentialsJSON([]byte(cfg.CredentialsJSON)))
 	case cfg.Credentials != "":
-		opts = append(opts, option.WithCredentialsFile(cfg.Credentials)) //nolint:staticcheck // as go-sql-spanner
+		//lint:ignore SA1019 the type comes from the file, as go-sql-spanner gives it
+		opts = append(opts, option.WithCredentialsFile(cfg.Credentials))
 	}
 	return opts
 }
