@@ -203,10 +203,11 @@ type Config struct {
 	// creates the instance and database if they do not exist.
 	AutoConfigEmulator bool
 	// DisableNativeMetrics (disable_native_metrics) turns off the official
-	// client's built-in metrics (the spanner/client/ attempt and operation
-	// counts and latencies), as in go-sql-spanner, where it turns off the
-	// official client's export of that set; the driver's own metrics
-	// (db.client.*, spannerfast.*) stay (docs/observability.md).
+	// client's built-in metrics (the attempt and operation counts and
+	// latencies): their export to Cloud Monitoring (internal/nativemetrics),
+	// as in go-sql-spanner, and the spanner/client/ ones in the
+	// application's pipeline; the driver's own metrics (db.client.*,
+	// spannerfast.*) stay (docs/observability.md).
 	DisableNativeMetrics bool
 	// MinSessions (min_sessions) is accepted and has no effect: all
 	// connections share one multiplexed session.

@@ -113,7 +113,7 @@ var properties = []property{
 	startup(boolProp("auto_config_emulator", func(c *Config) *bool { return &c.AutoConfigEmulator })).
 		doc("connects to the emulator (localhost:9010 unless an endpoint is given) in plain text and creates the instance and database (with dialect) before the first statement"),
 	startup(boolProp("disable_native_metrics", func(c *Config) *bool { return &c.DisableNativeMetrics })).
-		doc("turns off the official client's built-in metrics (spanner/client/ attempt and operation counts and latencies), as in go-sql-spanner; the driver's own metrics stay; see docs/observability.md"),
+		doc("turns off the official client's built-in metrics (attempt and operation counts and latencies): their export to Cloud Monitoring and the spanner/client/ ones in the application's pipeline, as in go-sql-spanner (SPANNER_DISABLE_BUILTIN_METRICS=true also turns the export off); the driver's own metrics stay; see docs/observability.md"),
 	startup(intProp("min_sessions", func(c *Config) *int { return &c.MinSessions }, 0, math.MaxInt32, 0)).
 		doc("accepted for compatibility; no effect (all connections share one multiplexed session)"),
 	startup(intProp("max_sessions", func(c *Config) *int { return &c.MaxSessions }, 0, math.MaxInt32, 0)).

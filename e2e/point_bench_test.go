@@ -37,7 +37,10 @@ func pointResult() *fakespanner.Result {
 // in-process fake server. allocs/op include the server's work; profile with
 // -memprofile and look at the client's stacks (conn, rows, grpc's client
 // transport).
-func BenchmarkPointQuery(b *testing.B) {
+func BenchmarkPointQuery(b *testing.B) { benchPointQuery(b) }
+
+// benchPointQuery runs pointQuery on a connection to a fake server for b.
+func benchPointQuery(b *testing.B) {
 	ctx := context.Background()
 	c := pointConn(b)
 	var dest pointRow

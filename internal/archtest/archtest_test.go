@@ -22,15 +22,16 @@ import (
 // database/sql adapter, the public API, and what uses the public API.
 var layers = map[string]int{
 	// 0: leaves. Values, configuration, SQL text, fixtures.
-	"decode":                           0,
-	"dsn":                              0,
-	"internal/sqlparse":                0,
-	"internal/mutationpb":              0,
-	"internal/pgerror":                 0, // SQLSTATE of PostgreSQL-dialect errors
-	"internal/randrs":                  0,
-	"internal/fakespanner":             0,
-	"internal/emulatortest":            0,
-	"spannerfasttest/internal/sqltext": 0,
+	"decode":                                  0,
+	"dsn":                                     0,
+	"internal/sqlparse":                       0,
+	"internal/mutationpb":                     0,
+	"internal/pgerror":                        0, // SQLSTATE of PostgreSQL-dialect errors
+	"internal/randrs":                         0,
+	"internal/fakespanner":                    0,
+	"internal/fakemonitoring":                 0, // for tests: a fake of Cloud Monitoring's MetricService
+	"internal/emulatortest":                   0,
+	"spannerfasttest/internal/sqltext":        0,
 	"cmd/spannerfast-bench/internal/workload": 0,
 
 	// 1: built on the leaves.
@@ -40,6 +41,7 @@ var layers = map[string]int{
 	"internal/connstate":                         1, // the typed property store (dsn)
 	"internal/multistmt":                         1, // plans strings of several statements (sqlparse)
 	"internal/telemetry":                         1, // OpenTelemetry spans and metrics, the slog logger
+	"internal/nativemetrics":                     1, // the built-in metrics' export to Cloud Monitoring (dsn)
 	"cmd/spannerfast-bench/internal/benchserver": 1,
 	"cmd/spannerfast-bench/internal/gormwork":    1, // the GORM comparison's models and operations (GORM, workload)
 	"spannerfasttest/internal/infoschema":        1,

@@ -105,11 +105,8 @@ type clientInstruments struct {
 }
 
 type nativeInstruments struct {
-	labels             []attribute.KeyValue // the client's: project, instance, database, client name
-	operationLatencies metric.Float64Histogram
-	attemptLatencies   metric.Float64Histogram
-	operationCount     metric.Int64Counter
-	attemptCount       metric.Int64Counter
+	labels []attribute.KeyValue // the client's: project, instance, database, client name
+	nativeFour
 }
 
 // newClientInstruments makes the instruments on m. An instrument the SDK
@@ -168,21 +165,7 @@ func newClientInstruments(m metric.Meter, cfg *Config) *clientInstruments {
 		KeyNativeDirectPathEnabled.String(nativeDirectPathUsedOrEnabledNo),
 		KeyNativeDirectPathUsed.String(nativeDirectPathUsedOrEnabledNo),
 	}}
-	n.operationLatencies, err = m.Float64Histogram(MetricNativeOperationLatencies,
-		metric.WithDescription("Total time until final operation success or failure, including retries and backoff."),
-		metric.WithUnit("ms"), metric.WithExplicitBucketBoundaries(nativeBuckets...))
-	check(err)
-	n.attemptLatencies, err = m.Float64Histogram(MetricNativeAttemptLatencies,
-		metric.WithDescription("Client observed latency per RPC attempt."),
-		metric.WithUnit("ms"), metric.WithExplicitBucketBoundaries(nativeBuckets...))
-	check(err)
-	n.operationCount, err = m.Int64Counter(MetricNativeOperationCount,
-		metric.WithDescription("The count of database operations."), metric.WithUnit("1"))
-	check(err)
-	n.attemptCount, err = m.Int64Counter(MetricNativeAttemptCount,
-		metric.WithDescription("The number of attempts made for the operation, including the initial attempt."),
-		metric.WithUnit("1"))
-	check(err)
+	n.nativeFour = newNativeFour(m, NativeMetricPrefix, check)
 	ci.native = n
 	return ci
 }
@@ -205,23 +188,25 @@ func (t *Telemetry) Measuring() bool { return t.client() != nil }
 // StartRPCAttempt returns when nobody listens, records nothing.
 type RPCAttempt struct {
 	t      *Telemetry
-	ci     *clientInstruments
-	method string // the gRPC method, "/google.spanner.v1.Spanner/Commit"
+	ci     *clientInstruments // nil: the application's pipeline does not listen
+	ex     *nativeFour        // nil: native metrics are not exported (nativeexport.go)
+	method string             // the gRPC method, "/google.spanner.v1.Spanner/Commit"
 	start  time.Time
 }
 
 // StartRPCAttempt starts measuring an attempt of method (the full gRPC
-// method name). When nobody listens it reads no clock.
+// method name). When nobody listens and nothing is exported it reads no
+// clock.
 func (t *Telemetry) StartRPCAttempt(method string) RPCAttempt {
-	ci := t.client()
-	if ci == nil {
+	ci, ex := t.client(), t.exporting()
+	if ci == nil && ex == nil {
 		return RPCAttempt{}
 	}
-	return RPCAttempt{t: t, ci: ci, method: method, start: time.Now()}
+	return RPCAttempt{t: t, ci: ci, ex: ex, method: method, start: time.Now()}
 }
 
 // Active reports whether a is measured.
-func (a *RPCAttempt) Active() bool { return a.ci != nil }
+func (a *RPCAttempt) Active() bool { return a.ci != nil || a.ex != nil }
 
 // Start is when the attempt started (zero when not measured).
 func (a *RPCAttempt) Start() time.Time { return a.start }
@@ -229,18 +214,21 @@ func (a *RPCAttempt) Start() time.Time { return a.start }
 // End records the attempt with its gRPC status code (number and name) and
 // returns when it ended (zero when not measured).
 func (a *RPCAttempt) End(ctx context.Context, code int64, codeName string) time.Time {
-	if a.ci == nil {
+	if !a.Active() {
 		return time.Time{}
 	}
 	now := time.Now()
 	d := now.Sub(a.start)
-	a.ci.attemptDuration.Record(ctx, d.Seconds(),
-		a.t.opts(setKey{family: famAttempt, s1: a.method, n: code},
-			KeyRPCMethod.String(shortMethod(a.method)), KeyRPCGRPCStatus.Int64(code)).rec...)
-	if n := a.ci.native; n != nil && nativeMethod(a.method) {
-		o := n.set(a.t, a.method, codeName)
-		n.attemptLatencies.Record(ctx, milliseconds(d), o.rec...)
-		n.attemptCount.Add(ctx, 1, o.add...)
+	if a.ci != nil {
+		a.ci.attemptDuration.Record(ctx, d.Seconds(),
+			a.t.opts(setKey{family: famAttempt, s1: a.method, n: code},
+				KeyRPCMethod.String(shortMethod(a.method)), KeyRPCGRPCStatus.Int64(code)).rec...)
+		if n := a.ci.native; n != nil && nativeMethod(a.method) {
+			n.attempt(ctx, milliseconds(d), n.set(a.t, a.method, codeName))
+		}
+	}
+	if a.ex != nil && nativeMethod(a.method) {
+		a.ex.attempt(ctx, milliseconds(d), a.t.exportSet(a.method, codeName))
 	}
 	return now
 }
@@ -250,6 +238,9 @@ func (a *RPCAttempt) End(ctx context.Context, code int64, codeName string) time.
 // native operation metrics, and the retries beyond the first attempt. It
 // does nothing for an RPCAttempt that is not measured.
 func (a *RPCAttempt) EndRPCOperation(ctx context.Context, d time.Duration, attempts int, code int64, codeName string) {
+	if a.ex != nil && nativeMethod(a.method) {
+		a.ex.operation(ctx, milliseconds(d), a.t.exportSet(a.method, codeName))
+	}
 	if a.ci == nil {
 		return
 	}
@@ -263,9 +254,7 @@ func (a *RPCAttempt) EndRPCOperation(ctx context.Context, d time.Duration, attem
 				KeyRPCMethod.String(shortMethod(a.method)), KeyRetryOutcome.String(outcome)).add...)
 	}
 	if n := a.ci.native; n != nil && nativeMethod(a.method) {
-		o := n.set(a.t, a.method, codeName)
-		n.operationLatencies.Record(ctx, milliseconds(d), o.rec...)
-		n.operationCount.Add(ctx, 1, o.add...)
+		n.operation(ctx, milliseconds(d), n.set(a.t, a.method, codeName))
 	}
 }
 
@@ -296,12 +285,7 @@ func (n *nativeInstruments) set(t *Telemetry, method, codeName string) *measureO
 			return o
 		}
 	}
-	label, ok := nativeMethods.Load(method)
-	if !ok {
-		label = strings.ReplaceAll(strings.TrimPrefix(method, "/google.spanner.v1."), "/", ".")
-		nativeMethods.Store(method, label)
-	}
-	return t.sets.get(k, n.labels, KeyNativeMethod.String(label.(string)), KeyNativeStatus.String(codeName))
+	return t.sets.get(k, n.labels, KeyNativeMethod.String(nativeMethodLabel(method)), KeyNativeStatus.String(codeName))
 }
 
 // databaseIDs splits "projects/P/instances/I/databases/D"; parts it does

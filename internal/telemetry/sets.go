@@ -29,6 +29,7 @@ const (
 	famAbort                      // + spanner.abort.action
 	famReplay                     // + spanner.replay.outcome
 	famGFE                        // + grpc_client_method
+	famExport                     // method, directpath_*, status alone (nativeexport.go)
 )
 
 // setKey identifies a cached set: its family and the values its extra

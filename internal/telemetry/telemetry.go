@@ -37,6 +37,12 @@ type Config struct {
 	// metrics (the spanner/client/ ones, clientmetrics.go), as
 	// disable_native_metrics does in go-sql-spanner.
 	DisableNativeMetrics bool
+	// NativeExportProvider, when not nil, also receives the native metrics,
+	// under the names Cloud Monitoring gives them (nativeexport.go): the
+	// private provider of internal/nativemetrics, which exports them. It
+	// is independent of DisableNativeMetrics' effect on the application's
+	// pipeline: whoever builds the Config decides both.
+	NativeExportProvider metric.MeterProvider
 
 	// Database is db.namespace: the database's path.
 	Database string
@@ -63,6 +69,7 @@ type Telemetry struct {
 	tracing atomic.Pointer[tracerState]
 	meters  atomic.Pointer[meterState]
 	gfe     atomic.Pointer[GFE] // rpc.go
+	export  *nativeFour         // nil: native metrics not exported (nativeexport.go)
 	sets    setCache            // measurements' attribute sets (sets.go)
 }
 
@@ -80,6 +87,9 @@ func New(cfg Config) *Telemetry {
 		}
 	}
 	t.spanAttrs = newSpanAttrs(t.base)
+	if cfg.NativeExportProvider != nil {
+		t.export = newExportInstruments(cfg.NativeExportProvider, cfg.Version)
+	}
 	return t
 }
 

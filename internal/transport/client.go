@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/nativemetrics"
 	"github.com/spannerfast/spannerfast/internal/telemetry"
 )
 
@@ -82,8 +83,9 @@ type Client struct {
 
 	official officialClient // Official (underlying.go)
 
-	tel   *telemetry.Telemetry // Telemetry (telemetry.go)
-	meter rpcMeter             // RPC attempt and operation metrics (rpcmetrics.go)
+	tel    *telemetry.Telemetry    // Telemetry (telemetry.go)
+	native *nativemetrics.Exporter // the built-in metrics' export; nil when off (telemetry.go)
+	meter  rpcMeter                // RPC attempt and operation metrics (rpcmetrics.go)
 	// lost: the current session was invalidated (Spanner no longer knew
 	// it); the next one is logged as made again.
 	lost atomic.Bool
@@ -181,7 +183,8 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 		c.md.Set(HeaderResponseEncoding, "gzip")
 	}
 	c.mdLeader = withLeader(c.md)
-	c.tel = telemetry.New(telemetryConfig(cfg, c.endpoint, telemetry.Config{}))
+	c.native = nativemetrics.Start(cfg, c.plain, nativeClientName())
+	c.tel = c.newTelemetry(telemetry.Config{})
 	return c, nil
 }
 
@@ -416,5 +419,6 @@ func (c *Client) Close() error {
 		}
 	}
 	c.health.wg.Wait() // the watchers end with the life context
+	c.native.Close()   // the final export; a failure goes to OpenTelemetry's error handler
 	return errors.Join(errs...)
 }

@@ -21,8 +21,20 @@ func (c *Client) Telemetry() *telemetry.Telemetry { return c.tel }
 // other fields of given are the client's own). Call it before the client
 // is used.
 func (c *Client) UseTelemetry(given telemetry.Config) {
-	c.tel = telemetry.New(telemetryConfig(c.cfg, c.endpoint, given))
+	c.tel = c.newTelemetry(given)
 }
+
+// newTelemetry is the client's telemetry with the providers and the logger
+// of given, recording the built-in metrics to their export too when it is
+// on (internal/nativemetrics).
+func (c *Client) newTelemetry(given telemetry.Config) *telemetry.Telemetry {
+	tc := telemetryConfig(c.cfg, c.endpoint, given)
+	tc.NativeExportProvider = c.native.Provider()
+	return telemetry.New(tc)
+}
+
+// nativeClientName is the client_name label of the built-in metrics.
+func nativeClientName() string { return "spannerfast/" + moduleVersion() }
 
 // telemetryConfig is the telemetry of cfg, reaching endpoint, with the
 // providers and the logger of given.

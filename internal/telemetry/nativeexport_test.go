@@ -1,0 +1,114 @@
+package telemetry_test
+
+import (
+	"context"
+	"testing"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/spannerfast/spannerfast/internal/telemetry"
+)
+
+// TestNativeExportRecorded: with an export provider (the application's
+// pipeline silent), an attempt and its operation are recorded to it under
+// the Cloud Monitoring names, with the per-call labels only (method,
+// status, directpath_enabled, directpath_used); admin calls are not.
+func TestNativeExportRecorded(t *testing.T) {
+	ctx := context.Background()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(ctx) })
+	tel := telemetry.New(telemetry.Config{Database: "projects/p/instances/i/databases/d", NativeExportProvider: mp})
+	if !tel.Exporting() || tel.Measuring() {
+		t.Fatalf("Exporting %v, Measuring %v: want true, false", tel.Exporting(), tel.Measuring())
+	}
+	for range 2 {
+		a := tel.StartRPCAttempt("/google.spanner.v1.Spanner/ExecuteStreamingSql")
+		if !a.Active() {
+			t.Fatal("attempt not active with an export provider")
+		}
+		a.End(ctx, 0, "OK")
+		a.EndRPCOperation(ctx, 0, 1, 0, "OK")
+	}
+	admin := tel.StartRPCAttempt("/google.spanner.admin.database.v1.DatabaseAdmin/GetDatabase")
+	admin.End(ctx, 0, "OK")
+	admin.EndRPCOperation(ctx, 0, 1, 0, "OK")
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	want := attribute.NewSet(
+		attribute.String("method", "Spanner.ExecuteStreamingSql"), attribute.String("status", "OK"),
+		attribute.String("directpath_enabled", "false"), attribute.String("directpath_used", "false"))
+	got := map[string]uint64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch d := m.Data.(type) {
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					checkSet(t, m.Name, p.Attributes, want)
+					got[m.Name] += uint64(p.Value)
+				}
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					checkSet(t, m.Name, p.Attributes, want)
+					got[m.Name] += p.Count
+				}
+			default:
+				t.Errorf("%s: unexpected data %T", m.Name, m.Data)
+			}
+		}
+	}
+	for _, name := range []string{telemetry.ExportOperationCount, telemetry.ExportAttemptCount,
+		telemetry.ExportOperationLatencies, telemetry.ExportAttemptLatencies} {
+		if got[name] != 2 {
+			t.Errorf("%s = %d, want 2", name, got[name])
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("metrics %v, want the four native ones", got)
+	}
+}
+
+func checkSet(t *testing.T, name string, got attribute.Set, want attribute.Set) {
+	t.Helper()
+	if !got.Equals(&want) {
+		t.Errorf("%s attributes %v, want %v", name, got.Encoded(attribute.DefaultEncoder()), want.Encoded(attribute.DefaultEncoder()))
+	}
+}
+
+// TestNativeExportOffCostsNothing: without an export provider and with
+// the application's pipeline silent, an RPC is not measured (no clock,
+// no allocation), and with one, recording it allocates nothing once the
+// attribute set is cached.
+func TestNativeExportOffCostsNothing(t *testing.T) {
+	ctx := context.Background()
+	call := func(tel *telemetry.Telemetry) {
+		a := tel.StartRPCAttempt("/google.spanner.v1.Spanner/ExecuteSql")
+		a.End(ctx, 0, "OK")
+		a.EndRPCOperation(ctx, 0, 1, 0, "OK")
+	}
+	off := telemetry.New(telemetry.Config{Database: "projects/p/instances/i/databases/d"})
+	if off.Exporting() {
+		t.Fatal("Exporting without a provider")
+	}
+	if a := off.StartRPCAttempt("/google.spanner.v1.Spanner/ExecuteSql"); a.Active() || !a.Start().IsZero() {
+		t.Error("export off: the attempt is measured")
+	}
+	if n := testing.AllocsPerRun(100, func() { call(off) }); n != 0 {
+		t.Errorf("export off: %.1f allocations per call, want 0", n)
+	}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	t.Cleanup(func() { _ = mp.Shutdown(ctx) })
+	on := telemetry.New(telemetry.Config{Database: "projects/p/instances/i/databases/d", NativeExportProvider: mp})
+	call(on)
+	if raceEnabled {
+		return // the SDK's counts vary under the race detector (race_on_test.go)
+	}
+	if n := testing.AllocsPerRun(100, func() { call(on) }); n != 0 {
+		t.Errorf("export on: %.1f allocations per call, want 0", n)
+	}
+}
