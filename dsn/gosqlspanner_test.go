@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,12 +77,18 @@ var goSQLSpannerProps = []struct {
 	{"statement_cache_size", "5", func(c *dsn.Config) bool { return c.StatementCacheSize == 5 }, ""},
 	{"disable_statement_cache", "true", func(c *dsn.Config) bool { return c.DisableStatementCache }, ""},
 	{"connect_timeout", "5s", func(c *dsn.Config) bool { return c.ConnectTimeout == 5*time.Second }, ""},
-	// The experimental host's transport (TLS files, the host's fixed
-	// project and instance) is another issue's work.
-	{"is_experimental_host", "true", nil, "transport issue"},
-	{"ca_cert_file", "/ca.pem", nil, "transport issue"},
-	{"client_cert_file", "/c.pem", nil, "transport issue"},
-	{"client_cert_key", "/c.key", nil, "transport issue"},
+	// The experimental host's: its DSN names the host, and the TLS files
+	// apply to it alone (docs/transport.md).
+	{"is_experimental_host", "true", func(c *dsn.Config) bool { return c.IsExperimentalHost }, ""},
+	{"ca_cert_file", "/ca.pem", func(c *dsn.Config) bool { return c.CACertFile == "/ca.pem" }, ""},
+	{"client_cert_file", "/c.pem", func(c *dsn.Config) bool { return c.ClientCertFile == "/c.pem" }, ""},
+	{"client_cert_key", "/c.key", func(c *dsn.Config) bool { return c.ClientCertKey == "/c.key" }, ""},
+}
+
+// experimentalHostProps apply only to an experimental host: their DSN names
+// the host and sets is_experimental_host.
+var experimentalHostProps = map[string]bool{
+	"is_experimental_host": true, "ca_cert_file": true, "client_cert_file": true, "client_cert_key": true,
 }
 
 // goSQLSpannerReadOnly are go-sql-spanner's read-only properties: its DSN
@@ -105,7 +112,16 @@ func TestGoSQLSpannerProperties(t *testing.T) {
 			if got, ok := dsn.CanonicalName(p.name); !ok || got != p.name {
 				t.Fatalf("CanonicalName(%s) = %q, %v", p.name, got, ok)
 			}
-			for _, s := range []string{db + ";" + p.name + "=" + p.value, "postgresql:///" + db + "?" + p.name + "=" + urlEscape(p.value)} {
+			host, native, url := "", db+";"+p.name+"="+p.value, "postgresql:///"+db+"?"+p.name+"="+urlEscape(p.value)
+			if experimentalHostProps[p.name] {
+				// An experimental host is named in the DSN, and the TLS
+				// files come with both a CA and a client certificate.
+				host = "host.internal:15000"
+				extra := ";is_experimental_host=true;ca_cert_file=/ca.pem;client_cert_file=/c.pem;client_cert_key=/c.key"
+				native = host + "/" + db + extra + ";" + p.name + "=" + p.value
+				url = "postgresql://" + host + "/" + db + "?" + strings.ReplaceAll(extra[1:], ";", "&") + "&" + p.name + "=" + urlEscape(p.value)
+			}
+			for _, s := range []string{native, url} {
 				c, err := dsn.Parse(s)
 				if err != nil {
 					t.Fatalf("Parse(%q): %v", s, err)
