@@ -11,6 +11,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/internal/fakespanner"
 )
 
 // An endpoint that cannot be reached fails the first statement within
@@ -83,18 +85,19 @@ func queryUnreachable(t *testing.T, ctx context.Context, addr string, props stri
 
 // TestFakeUnreachableEndpoint: a refused port and a server that never
 // answers the handshake fail with UNAVAILABLE naming the endpoint once
-// connect_timeout (300ms here) has passed, not after the caller's
-// (absent) deadline; the default connect_timeout bounds it too. A caller
-// deadline shorter than connect_timeout ends it first, with
-// DEADLINE_EXCEEDED.
+// connect_timeout has passed (300ms for the refused port; for the silent
+// server a bound past the second after which a handshake not completed
+// counts as silent), not after the caller's (absent) deadline; the
+// default connect_timeout bounds it too. A caller deadline shorter than
+// connect_timeout ends it first, with DEADLINE_EXCEEDED.
 func TestFakeUnreachableEndpoint(t *testing.T) {
-	const bound = 300 * time.Millisecond
 	for _, c := range []struct {
-		name string
-		addr func(*testing.T) string
-	}{{"refused", refusedAddr}, {"silent", silentAddr}} {
+		name  string
+		addr  func(*testing.T) string
+		bound time.Duration
+	}{{"refused", refusedAddr, 300 * time.Millisecond}, {"silent", silentAddr, 1500 * time.Millisecond}} {
 		t.Run(c.name, func(t *testing.T) {
-			addr := c.addr(t)
+			addr, bound := c.addr(t), c.bound
 			err, elapsed := queryUnreachable(t, context.Background(), addr, ";connect_timeout="+bound.String())
 			if status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), addr) {
 				t.Fatalf("%v (code %v), want UNAVAILABLE naming %s", err, status.Code(err), addr)
@@ -127,4 +130,37 @@ func TestFakeUnreachableEndpoint(t *testing.T) {
 			t.Fatalf("failed after %v, want the default connect_timeout", elapsed)
 		}
 	})
+}
+
+// TestFakeConnectTimeoutReachable: connect_timeout bounds the opening of a
+// connection when the caller's context has none, as go-sql-spanner's does
+// (its TestConnectTimeout): against a server that answers, slowly, the
+// bound passing is DEADLINE_EXCEEDED, not UNAVAILABLE (the endpoint is
+// reachable): 1ms, while the channel may still be connecting, and 300ms,
+// spent waiting for the database's dialect.
+func TestFakeConnectTimeoutReachable(t *testing.T) {
+	for _, c := range []struct {
+		bound string
+		hold  time.Duration // the dialect question's answer
+	}{{"1ms", 50 * time.Millisecond}, {"300ms", 2 * time.Second}} {
+		t.Run(c.bound, func(t *testing.T) {
+			s := fakespanner.Start(t)
+			r := fakespanner.DialectResult("GOOGLE_STANDARD_SQL")
+			r.Faults = []fakespanner.Fault{{Delay: c.hold, Times: -1}}
+			s.AddResult(fakespanner.DialectQuery, r)
+			db, err := sql.Open("spannerfast", fakeDSN(s, "connect_timeout="+c.bound))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			cn, err := db.Conn(context.Background())
+			if status.Code(err) != codes.DeadlineExceeded {
+				t.Fatalf("db.Conn with connect_timeout=%s, dialect answered after %v: %v (code %v), want DEADLINE_EXCEEDED",
+					c.bound, c.hold, err, status.Code(err))
+			}
+			if cn != nil {
+				_ = cn.Close()
+			}
+		})
+	}
 }

@@ -93,6 +93,8 @@ type Client struct {
 	mu      sync.Mutex
 	dialect *dsn.Config // the configuration with the database's dialect, once known (dialect.go)
 	closed  bool
+
+	dialed time.Time // when the channels began connecting (connect.go)
 }
 
 // sessionState is an immutable snapshot of the current session.
@@ -123,7 +125,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	if cfg.Database == "" {
 		return nil, fmt.Errorf("spannerfast: the DSN names no database (want projects/P/instances/I/databases/D): %w", dsn.ErrMalformed)
 	}
-	c := &Client{cfg: cfg, dbPath: cfg.DatabasePath()}
+	c := &Client{cfg: cfg, dbPath: cfg.DatabasePath(), dialed: time.Now()}
 	c.life, c.endLife = context.WithCancel(context.Background())
 	c.endpoint, c.plain = resolveEndpoint(cfg)
 	c.emulator = newEmulatorState(cfg, c.endpoint, c.dbPath)

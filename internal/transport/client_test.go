@@ -15,6 +15,7 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -34,10 +35,17 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/spannerfast/spannerfast/dsn"
+	"github.com/spannerfast/spannerfast/internal/nativemetrics"
 	"github.com/spannerfast/spannerfast/internal/transport"
 )
 
 func TestMain(m *testing.M) {
+	// The clients made here over TLS would export built-in metrics at
+	// Close, looking up Application Default Credentials (an HTTP probe of
+	// the metadata server whose idle connection outlives the test) and
+	// dialing Cloud Monitoring: the export has its own tests
+	// (internal/nativemetrics, e2e's TestFakeNativeMetricsExport).
+	os.Setenv(nativemetrics.EnvDisable, "true")
 	// opencensus (pulled in by cloud.google.com/go/spanner) starts a worker
 	// in its init that never ends.
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"))

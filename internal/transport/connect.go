@@ -19,11 +19,18 @@ import (
 // the channel tries (a server that never completes the TLS or HTTP/2
 // handshake). Either way the first thing a client does, creating its
 // session (and, with auto_config_emulator, setting up the emulator), meets
-// it, and connect_timeout bounds that: when the bound passes and no
-// channel is connected, the failure is an *UnreachableError, UNAVAILABLE
-// naming the endpoint, rather than a retry that lasts as long as the
-// caller's context (forever without a deadline). A caller whose own
-// deadline comes first gets DEADLINE_EXCEEDED, as ever.
+// it, and connect_timeout bounds that, as it bounds a new connection's
+// wait for the database's dialect (go-sql-spanner bounds the whole opening
+// of a connection by it). When the bound passes and the endpoint failed
+// (a channel in TRANSIENT_FAILURE: refused, reset, a TLS failure) or is
+// silent (no channel connected silentAfter after the client began
+// dialing), the failure is an *UnreachableError, UNAVAILABLE naming the
+// endpoint, rather than a retry that lasts as long as the caller's context
+// (forever without a deadline). A bound that passes while the handshake
+// may still be under way, or while a connected server answers slowly, is
+// DEADLINE_EXCEEDED, as go-sql-spanner reports a connect_timeout that
+// passed (its TestConnectTimeout, 1 ms against a reachable server); so is
+// a caller's own deadline that comes first.
 
 // UnreachableError is the failure of a client that did not connect to its
 // endpoint within connect_timeout. Its gRPC code is UNAVAILABLE; Unwrap
@@ -49,6 +56,12 @@ func (e *UnreachableError) GRPCStatus() *status.Status {
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Last }
+
+// silentAfter is how long a client's channels may go on connecting before
+// an endpoint that has not completed a handshake counts as silent: a TCP,
+// TLS and HTTP/2 handshake with a server that answers takes a small part
+// of it, even across continents.
+const silentAfter = time.Second
 
 // connectDeadline is the context key of the time connect_timeout ends.
 type connectDeadline struct{}
@@ -76,11 +89,17 @@ func (c *Client) unreachable(ctx context.Context, last, err error) error {
 	if !ok || time.Now().Before(d) {
 		return err
 	}
-	state := connectivity.Idle
+	state, failed := connectivity.Idle, false
 	for _, cc := range c.conns {
-		if state = cc.GetState(); state == connectivity.Ready {
+		switch state = cc.GetState(); state {
+		case connectivity.Ready:
 			return err
+		case connectivity.TransientFailure:
+			failed = true
 		}
+	}
+	if !failed && time.Since(c.dialed) < silentAfter {
+		return err // the handshake may still be under way
 	}
 	return &UnreachableError{Endpoint: c.endpoint, Timeout: c.cfg.ConnectTimeout, State: state, Last: last}
 }

@@ -26,7 +26,12 @@ func (c *Client) DialectConfig(ctx context.Context, detect DetectDialect) (*dsn.
 	if cfg, err := c.knownDialect(); cfg != nil || err != nil {
 		return cfg, err
 	}
-	return c.dialectStep.do(ctx, c.life, "the database's dialect", func(ctx context.Context) (*dsn.Config, error) {
+	// A caller waits at most connect_timeout, as go-sql-spanner bounds
+	// opening a connection by it (connect.go); the question goes on for
+	// the others.
+	wctx, cancel := c.withConnectTimeout(ctx)
+	defer cancel()
+	cfg, err := c.dialectStep.do(wctx, c.life, "the database's dialect", func(ctx context.Context) (*dsn.Config, error) {
 		if cfg, err := c.knownDialect(); cfg != nil || err != nil {
 			return cfg, err
 		}
@@ -44,6 +49,10 @@ func (c *Client) DialectConfig(ctx context.Context, detect DetectDialect) (*dsn.
 		c.mu.Unlock()
 		return cfg, nil
 	})
+	if err != nil {
+		return nil, c.unreachable(wctx, nil, err)
+	}
+	return cfg, nil
 }
 
 // knownDialect returns the configuration with the database's dialect if it
