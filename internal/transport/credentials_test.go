@@ -78,12 +78,15 @@ func startTokenServer(t *testing.T) *tokenServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Its own transport, without idle connections to outlive the test.
+	tr := &http.Transport{DisableKeepAlives: true}
+	t.Cleanup(tr.CloseIdleConnections)
 	t.Cleanup(transport.SetTokenHTTPClient(&http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		if r.URL.Host == "oauth2.googleapis.com" {
 			r = r.Clone(r.Context())
 			r.URL.Scheme, r.URL.Host, r.Host = target.Scheme, target.Host, ""
 		}
-		return http.DefaultTransport.RoundTrip(r)
+		return tr.RoundTrip(r)
 	})}))
 	return ts
 }

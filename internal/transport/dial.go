@@ -56,6 +56,10 @@ func directPath() bool {
 	return on
 }
 
+// directPathOn reports whether the channels of a client, plain text or
+// not, are dialled with DirectPath.
+func directPathOn(plain bool) bool { return directPath() && !plain }
+
 // clientOptions returns the options every channel of a client of cfg is
 // dialled with; the endpoint is the resolved one, plain whether it is
 // plain text.
@@ -67,7 +71,7 @@ func clientOptions(cfg *dsn.Config, endpoint string, plain bool) ([]option.Clien
 		option.WithTelemetryDisabled(),
 		option.WithGRPCDialOption(grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 120 * time.Second})),
 	)
-	if directPath() && !plain {
+	if directPathOn(plain) {
 		opts = append(opts,
 			internaloption.AllowNonDefaultServiceAccount(true),
 			internaloption.EnableDirectPath(true),
