@@ -16,6 +16,10 @@
 // raw: no quoting, no escaping, and a value cannot contain ';'. HOST[:PORT]
 // becomes Config.Endpoint; endpoint= overrides it.
 //
+// With is_experimental_host=true the project and instance may be left out,
+// as go-sql-spanner allows: HOST/[instances/I/]databases/D names project
+// "default" and instance "default" unless given (experimentalpath.go).
+//
 // go-sql-spanner also reads a DSN written as a PostgreSQL connection URL,
 // and so does Parse (url.go has the rules):
 //

@@ -76,13 +76,24 @@ func (c *Config) format(redact bool) string {
 		b.WriteString(c.Endpoint)
 		b.WriteByte('/')
 	}
-	b.WriteString("projects/")
-	b.WriteString(c.Project)
-	b.WriteString("/instances/")
-	b.WriteString(c.Instance)
-	if c.Database != "" {
+	switch short := c.shortPath(hostPrefix); {
+	case short && c.Instance == ExperimentalHostDefault:
+		b.WriteString("databases/")
+		b.WriteString(c.Database)
+	case short:
+		b.WriteString("instances/")
+		b.WriteString(c.Instance)
 		b.WriteString("/databases/")
 		b.WriteString(c.Database)
+	default:
+		b.WriteString("projects/")
+		b.WriteString(c.Project)
+		b.WriteString("/instances/")
+		b.WriteString(c.Instance)
+		if c.Database != "" {
+			b.WriteString("/databases/")
+			b.WriteString(c.Database)
+		}
 	}
 	for i := range properties {
 		p := &properties[i]

@@ -40,10 +40,22 @@ type parts struct {
 	project, instance, database string
 	props                       [][2]string // key, value
 	params                      map[string]string
+	// noProject is the error of a path without projects/: it stands
+	// unless the properties make the host an experimental one.
+	noProject *Error
+	shortPath string
 }
 
 // config applies pt to NewConfig.
 func (pt *parts) config() (*Config, error) {
+	if pt.noProject != nil {
+		if !pt.experimentalHost() {
+			return nil, pt.noProject
+		}
+		if err := pt.parseShortPath(pt.shortPath); err != nil {
+			return nil, err
+		}
+	}
 	c := NewConfig()
 	c.Endpoint = pt.host
 	c.Project, c.Instance, c.Database = pt.project, pt.instance, pt.database
@@ -84,15 +96,22 @@ func split(s string) (*parts, error) {
 				Reason: "empty host before " + quote(rest) + ": drop the leading '/' or name a HOST[:PORT]"}
 		}
 		if !strings.HasPrefix(rest, "projects/") {
-			return nil, &Error{Kind: ErrMalformed, Value: rest,
+			pt.noProject = &Error{Kind: ErrMalformed, Value: rest,
 				Reason: "want " + pathGrammar + " after the host " + quote(host) + ", got " + quote(rest)}
+			if !isShortPath(rest) {
+				return nil, pt.noProject
+			}
 		}
 		if reason := checkEndpoint(host); reason != "" {
 			return nil, invalid("endpoint", host, reason) // the prefix is the endpoint's value
 		}
 		pt.host = host
 	}
-	if err := pt.parsePath(rest); err != nil {
+	if pt.noProject != nil {
+		// An experimental host's HOST/[instances/I/]databases/D, read by
+		// config once the properties say whether the host is one.
+		pt.shortPath = rest
+	} else if err := pt.parsePath(rest); err != nil {
 		return nil, err
 	}
 	if hasParams {

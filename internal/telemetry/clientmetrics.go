@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -50,13 +51,13 @@ const (
 // in an application's own OpenTelemetry pipeline (the spanner/client/
 // namespace). disable_native_metrics turns these off, and only these.
 const (
-	NativeMetricPrefix              = "spanner/client/"
-	MetricNativeOperationLatencies  = NativeMetricPrefix + "operation_latencies"
-	MetricNativeAttemptLatencies    = NativeMetricPrefix + "attempt_latencies"
-	MetricNativeOperationCount      = NativeMetricPrefix + "operation_count"
-	MetricNativeAttemptCount        = NativeMetricPrefix + "attempt_count"
-	nativeClientNamePrefix          = "spannerfast/"
-	nativeDirectPathUsedOrEnabledNo = "false"
+	NativeMetricPrefix             = "spanner/client/"
+	MetricNativeOperationLatencies = NativeMetricPrefix + "operation_latencies"
+	MetricNativeAttemptLatencies   = NativeMetricPrefix + "attempt_latencies"
+	MetricNativeOperationCount     = NativeMetricPrefix + "operation_count"
+	MetricNativeAttemptCount       = NativeMetricPrefix + "attempt_count"
+	nativeClientNamePrefix         = "spannerfast/"
+	nativeDirectPathUsedNo         = "false"
 )
 
 // KeyRetryOutcome is how an RPC that was retried ended (MetricRetries):
@@ -162,8 +163,8 @@ func newClientInstruments(m metric.Meter, cfg *Config) *clientInstruments {
 		KeyNativeInstance.String(instance),
 		KeyNativeDatabase.String(database),
 		KeyNativeClientName.String(nativeClientNamePrefix + cfg.Version),
-		KeyNativeDirectPathEnabled.String(nativeDirectPathUsedOrEnabledNo),
-		KeyNativeDirectPathUsed.String(nativeDirectPathUsedOrEnabledNo),
+		KeyNativeDirectPathEnabled.String(strconv.FormatBool(cfg.DirectPathEnabled)),
+		KeyNativeDirectPathUsed.String(nativeDirectPathUsedNo),
 	}}
 	n.nativeFour = newNativeFour(m, NativeMetricPrefix, check)
 	ci.native = n

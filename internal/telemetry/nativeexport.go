@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/otel"
@@ -109,8 +110,8 @@ func (t *Telemetry) exportSet(method, codeName string) *measureOpts {
 	}
 	return t.sets.get(k, nil,
 		KeyNativeMethod.String(nativeMethodLabel(method)),
-		KeyNativeDirectPathEnabled.String(nativeDirectPathUsedOrEnabledNo),
-		KeyNativeDirectPathUsed.String(nativeDirectPathUsedOrEnabledNo),
+		KeyNativeDirectPathEnabled.String(strconv.FormatBool(t.cfg.DirectPathEnabled)),
+		KeyNativeDirectPathUsed.String(nativeDirectPathUsedNo),
 		KeyNativeStatus.String(codeName))
 }
 
@@ -128,3 +129,7 @@ func nativeMethodLabel(method string) string {
 // Exporting reports whether the native metrics are exported (a provider
 // for them was given).
 func (t *Telemetry) Exporting() bool { return t.exporting() != nil }
+
+// DirectPathEnabled reports the directpath_enabled label of the native
+// metrics.
+func (t *Telemetry) DirectPathEnabled() bool { return t != nil && t.cfg.DirectPathEnabled }

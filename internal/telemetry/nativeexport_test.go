@@ -2,6 +2,8 @@ package telemetry_test
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -111,4 +113,66 @@ func TestNativeExportOffCostsNothing(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { call(on) }); n != 0 {
 		t.Errorf("export on: %.1f allocations per call, want 0", n)
 	}
+}
+
+// TestNativeDirectPathEnabled: directpath_enabled is "true" in both sinks
+// (the application's pipeline and the export) when the connector's
+// channels are dialled with DirectPath, "false" otherwise;
+// directpath_used is "false" either way (not known).
+func TestNativeDirectPathEnabled(t *testing.T) {
+	ctx := context.Background()
+	for _, enabled := range []bool{false, true} {
+		app := sdkmetric.NewManualReader()
+		appMP := sdkmetric.NewMeterProvider(sdkmetric.WithReader(app))
+		exp := sdkmetric.NewManualReader()
+		expMP := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
+		t.Cleanup(func() { _ = appMP.Shutdown(ctx); _ = expMP.Shutdown(ctx) })
+		tel := telemetry.New(telemetry.Config{Database: "projects/p/instances/i/databases/d",
+			MeterProvider: appMP, NativeExportProvider: expMP, DirectPathEnabled: enabled})
+		a := tel.StartRPCAttempt("/google.spanner.v1.Spanner/Commit")
+		a.End(ctx, 0, "OK")
+		a.EndRPCOperation(ctx, 0, 1, 0, "OK")
+		want := map[string]string{"directpath_enabled": strconv.FormatBool(enabled), "directpath_used": "false"}
+		for sink, r := range map[string]*sdkmetric.ManualReader{"application": app, "export": exp} {
+			var rm metricdata.ResourceMetrics
+			if err := r.Collect(ctx, &rm); err != nil {
+				t.Fatal(err)
+			}
+			seen := 0
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					if !strings.Contains(m.Name, "/client/") {
+						continue // the driver's own metrics have no such labels
+					}
+					seen++
+					for _, set := range pointSets(m.Data) {
+						for k, v := range want {
+							if got, _ := set.Value(attribute.Key(k)); got.AsString() != v {
+								t.Errorf("DirectPathEnabled %v, %s sink, %s: %s = %q, want %q", enabled, sink, m.Name, k, got.AsString(), v)
+							}
+						}
+					}
+				}
+			}
+			if seen != 4 {
+				t.Errorf("DirectPathEnabled %v, %s sink: %d native metrics, want 4", enabled, sink, seen)
+			}
+		}
+	}
+}
+
+// pointSets are the attribute sets of a metric's data points.
+func pointSets(data metricdata.Aggregation) []attribute.Set {
+	var out []attribute.Set
+	switch d := data.(type) {
+	case metricdata.Sum[int64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	case metricdata.Histogram[float64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	}
+	return out
 }

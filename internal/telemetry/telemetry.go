@@ -43,6 +43,11 @@ type Config struct {
 	// is independent of DisableNativeMetrics' effect on the application's
 	// pipeline: whoever builds the Config decides both.
 	NativeExportProvider metric.MeterProvider
+	// DirectPathEnabled is the directpath_enabled label of the native
+	// metrics: the channels are dialled with DirectPath
+	// (GOOGLE_SPANNER_ENABLE_DIRECT_ACCESS). Whether an attempt went over
+	// it (directpath_used) is not known: that label is always "false".
+	DirectPathEnabled bool
 
 	// Database is db.namespace: the database's path.
 	Database string

@@ -56,6 +56,9 @@ type Client struct {
 	dbPath   string
 	endpoint string
 	plain    bool
+	// directPath: the channels are dialled with DirectPath (dial.go), the
+	// directpath_enabled label of the built-in metrics.
+	directPath bool
 
 	conns []*grpc.ClientConn
 	stubs []spannerpb.SpannerClient
@@ -130,6 +133,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 	c.endpoint, c.plain = resolveEndpoint(cfg)
 	c.emulator = newEmulatorState(cfg, c.endpoint, c.dbPath)
 
+	c.directPath = directPathOn(c.plain)
 	base, err := clientOptions(cfg, c.endpoint, c.plain)
 	if err != nil {
 		return nil, err

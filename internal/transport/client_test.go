@@ -573,6 +573,9 @@ func TestTLSAuthorityAndToken(t *testing.T) {
 	cfg.Endpoint, cfg.Project, cfg.Instance, cfg.Database = addr, "p", "i", "d"
 	cfg.Authority = "spanner.test"
 	cfg.CredentialsJSON = serviceAccountJSON(t)
+	// Its export would look for Cloud Monitoring and the metadata server,
+	// whose keep-alive connection could outlive the test (goleak).
+	cfg.DisableNativeMetrics = true
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

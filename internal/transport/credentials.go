@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -81,8 +82,14 @@ func credentialsOption(cfg *dsn.Config) (option.ClientOption, error) {
 }
 
 func detectOptions() *credentials.DetectOptions {
-	return &credentials.DetectOptions{Scopes: scopes, UseSelfSignedJWT: true}
+	return &credentials.DetectOptions{Scopes: scopes, UseSelfSignedJWT: true, Client: tokenHTTPClient}
 }
+
+// tokenHTTPClient is the HTTP client the credentials' token requests use;
+// nil is the library's default. Only tests set it: an authorized user's
+// refresh goes to Google's token endpoint whatever the file says, and
+// tests have no network.
+var tokenHTTPClient *http.Client
 
 const quotaProjectEnv = "GOOGLE_CLOUD_QUOTA_PROJECT"
 

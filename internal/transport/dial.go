@@ -38,6 +38,9 @@ import (
 // official client.
 const DirectAccessEnv = "GOOGLE_SPANNER_ENABLE_DIRECT_ACCESS"
 
+// universeDomainEnv names the universe domain of the client.
+const universeDomainEnv = "GOOGLE_CLOUD_UNIVERSE_DOMAIN"
+
 // directAccessBoundTokenEnv turns off ALTS-bound tokens on DirectPath.
 const directAccessBoundTokenEnv = "GOOGLE_SPANNER_DISABLE_DIRECT_ACCESS_BOUND_TOKEN"
 
@@ -53,6 +56,10 @@ func directPath() bool {
 	return on
 }
 
+// directPathOn reports whether the channels of a client, plain text or
+// not, are dialled with DirectPath.
+func directPathOn(plain bool) bool { return directPath() && !plain }
+
 // clientOptions returns the options every channel of a client of cfg is
 // dialled with; the endpoint is the resolved one, plain whether it is
 // plain text.
@@ -64,7 +71,7 @@ func clientOptions(cfg *dsn.Config, endpoint string, plain bool) ([]option.Clien
 		option.WithTelemetryDisabled(),
 		option.WithGRPCDialOption(grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 120 * time.Second})),
 	)
-	if directPath() && !plain {
+	if directPathOn(plain) {
 		opts = append(opts,
 			internaloption.AllowNonDefaultServiceAccount(true),
 			internaloption.EnableDirectPath(true),
@@ -97,6 +104,14 @@ func clientOptions(cfg *dsn.Config, endpoint string, plain bool) ([]option.Clien
 			option.WithEndpoint(endpoint),
 			option.WithGRPCDialOption(grpc.WithTransportCredentials(tc)),
 			option.WithoutAuthentication()), nil
+	}
+	if ud := os.Getenv(universeDomainEnv); ud != "" {
+		// The dialer of google.golang.org/api v0.288 checks the credentials
+		// against this variable but does not resolve the endpoint with it
+		// (fixed in its later releases; the official client v1.96 works
+		// around it only for its metrics exporter): given as an option it
+		// does both, so that the endpoint is spanner.<universe>:443.
+		opts = append(opts, option.WithUniverseDomain(ud))
 	}
 	if cfg.Endpoint != "" {
 		// Otherwise the dialer chooses: the universe domain's endpoint,

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -64,5 +65,34 @@ func TestDirectPathOptions(t *testing.T) {
 				t.Errorf("ALTS-bound tokens = %v, want %v (options %v)", got, tc.bound, types)
 			}
 		})
+	}
+}
+
+// TestDirectPathEnabledLabel: a client dialled with DirectPath
+// (GOOGLE_SPANNER_ENABLE_DIRECT_ACCESS=true, not plain text) gives its
+// telemetry directpath_enabled "true"; otherwise "false".
+func TestDirectPathEnabledLabel(t *testing.T) {
+	t.Setenv(EmulatorHostEnv, "")
+	for _, tc := range []struct {
+		env, dsn string
+		want     bool
+	}{
+		{"", "h:1/projects/p/instances/i/databases/d", false},
+		{"true", "h:1/projects/p/instances/i/databases/d", true},
+		{"true", "h:1/projects/p/instances/i/databases/d;use_plain_text=true", false},
+	} {
+		t.Setenv(DirectAccessEnv, tc.env)
+		cfg, err := dsn.Parse(tc.dsn + `;disable_native_metrics=true;credentials_json={"type":"authorized_user","client_id":"c","client_secret":"s","refresh_token":"r"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewClient(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Telemetry().DirectPathEnabled(); got != tc.want {
+			t.Errorf("%q, %s: directpath_enabled %v, want %v", tc.env, tc.dsn, got, tc.want)
+		}
+		_ = c.Close()
 	}
 }

@@ -30,6 +30,7 @@ func (c *Client) UseTelemetry(given telemetry.Config) {
 func (c *Client) newTelemetry(given telemetry.Config) *telemetry.Telemetry {
 	tc := telemetryConfig(c.cfg, c.endpoint, given)
 	tc.NativeExportProvider = c.native.Provider()
+	tc.DirectPathEnabled = c.directPath
 	return telemetry.New(tc)
 }
 
