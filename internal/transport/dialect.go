@@ -50,7 +50,7 @@ func (c *Client) DialectConfig(ctx context.Context, detect DetectDialect) (*dsn.
 		return cfg, nil
 	})
 	if err != nil {
-		return nil, c.unreachable(wctx, nil, err)
+		return nil, c.unreachable(wctx, err, err)
 	}
 	return cfg, nil
 }
