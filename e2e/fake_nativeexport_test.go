@@ -3,9 +3,12 @@ package e2e
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
+	"google.golang.org/genproto/googleapis/api/distribution"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/spannerfast/spannerfast/internal/fakemonitoring"
 	"github.com/spannerfast/spannerfast/internal/nativemetrics"
@@ -45,7 +48,10 @@ func runNativeWork(t *testing.T, db *sql.DB) {
 // operation_latencies, attempt_latencies), method and status, on the
 // spanner_instance_client resource of the database's project and
 // instance, with the client's labels; the counts are the calls the server
-// received. Nothing is left running.
+// received. The two GFE metrics go with them: gfe_latencies, the
+// server-timing header's gfet4t7 duration in whole milliseconds, per
+// attempt answered with it, and gfe_connectivity_error_count, per attempt
+// answered without it. Nothing is left running.
 func TestFakeNativeMetricsExport(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
@@ -53,7 +59,13 @@ func TestFakeNativeMetricsExport(t *testing.T) {
 	mon := fakemonitoring.Start(t)
 	nativemetrics.UseTestTarget(t, nativemetrics.TestTarget{Addr: mon.Addr(), Location: "global"})
 	s, db := startTxnFake(t)
+	s.SetResponseHeader(metadata.Pairs("server-timing", "gfet4t7; dur=12.7, other; dur=1"))
 	runNativeWork(t, db)
+	timedUpdates := int64(len(s.RequestsFor("ExecuteSql")))
+	s.SetResponseHeader(nil) // as when a call does not reach Google's network
+	if _, err := db.ExecContext(context.Background(), txnUpdate); err != nil {
+		t.Fatal(err)
+	}
 	if n := len(mon.Requests()); n != 0 {
 		t.Fatalf("%d exports before the interval and the close", n)
 	}
@@ -80,6 +92,9 @@ func TestFakeNativeMetricsExport(t *testing.T) {
 		n := v.GetInt64Value()
 		if d := v.GetDistributionValue(); d != nil {
 			n = d.GetCount()
+			if strings.HasSuffix(ts.GetMetric().GetType(), "/gfe_latencies") {
+				checkGFEDistribution(t, labels["method"], d)
+			}
 		}
 		counts[ts.GetMetric().GetType()+"/"+labels["method"]+"/"+labels["status"]] += n
 	}
@@ -93,6 +108,9 @@ func TestFakeNativeMetricsExport(t *testing.T) {
 		p + "operation_count/Spanner.ExecuteSql/OK":              int64(len(s.RequestsFor("ExecuteSql"))),
 		p + "operation_count/Spanner.Commit/OK":                  int64(len(s.RequestsFor("Commit"))),
 		p + "operation_count/Spanner.CreateSession/OK":           1,
+		p + "gfe_latencies/Spanner.ExecuteStreamingSql/OK":       queries,
+		p + "gfe_latencies/Spanner.ExecuteSql/OK":                timedUpdates,
+		p + "gfe_connectivity_error_count/Spanner.ExecuteSql/OK": int64(len(s.RequestsFor("ExecuteSql"))) - timedUpdates,
 	} {
 		if counts[key] != want || want == 0 {
 			t.Errorf("%s = %d, want %d (> 0)", key, counts[key], want)
@@ -100,6 +118,23 @@ func TestFakeNativeMetricsExport(t *testing.T) {
 	}
 	if queries != 4 {
 		t.Errorf("%d ExecuteStreamingSql calls, want 4 (3 queries, the dialect's)", queries)
+	}
+}
+
+// checkGFEDistribution checks an exported gfe_latencies distribution of
+// method: every attempt took 12 ms (12.7 truncated, as the official client
+// does), in the bucket (11, 12] of the official client's boundaries.
+func checkGFEDistribution(t *testing.T, method string, d *distribution.Distribution) {
+	t.Helper()
+	bounds := d.GetBucketOptions().GetExplicitBuckets().GetBounds()
+	if d.GetMean() != 12 || len(bounds) != 50 || bounds[1] != 0.5 || bounds[len(bounds)-1] != 3200000 {
+		t.Errorf("gfe_latencies of %s: mean %v, bounds %v; want 12 on the official client's 50 bounds", method, d.GetMean(), bounds)
+		return
+	}
+	for i, n := range d.GetBucketCounts() {
+		if n != 0 && (i == 0 || bounds[i-1] != 11 || bounds[i] != 12) {
+			t.Errorf("gfe_latencies of %s: %d in bucket %d (upper bound %v), want them all in (11, 12]", method, n, i, bounds[min(i, len(bounds)-1)])
+		}
 	}
 }
 

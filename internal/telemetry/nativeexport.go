@@ -13,7 +13,7 @@ import (
 // the application's pipeline under spanner/client/ (clientmetrics.go), and
 // to a meter provider of its own that exports them to Cloud Monitoring
 // (internal/nativemetrics). This file is the second sink: the same four
-// measurements, on the instruments of Config.NativeExportProvider, named
+// measurements (and the two GFE ones, nativegfe.go), on the instruments of Config.NativeExportProvider, named
 // as Cloud Monitoring knows them, with the labels that vary per call
 // (method, status, directpath_enabled, directpath_used). The exporter adds
 // the client's labels (project, instance, database, client_uid, ...) and
@@ -40,6 +40,7 @@ type nativeFour struct {
 	attemptLatencies   metric.Float64Histogram
 	operationCount     metric.Int64Counter
 	attemptCount       metric.Int64Counter
+	gfe                *exportGFE // the export's only (nativegfe.go); nil on the application's pipeline
 }
 
 // newNativeFour makes the instruments on m; check reports a refused one.
@@ -83,11 +84,14 @@ func newExportInstruments(p metric.MeterProvider, version string) *nativeFour {
 	if version != "" {
 		opts = append(opts, metric.WithInstrumentationVersion(version))
 	}
-	f := newNativeFour(p.Meter(ScopeName, opts...), NativeExportPrefix, func(err error) {
+	m := p.Meter(ScopeName, opts...)
+	check := func(err error) {
 		if err != nil {
 			otel.Handle(err)
 		}
-	})
+	}
+	f := newNativeFour(m, NativeExportPrefix, check)
+	f.gfe = newExportGFE(m, check)
 	return &f
 }
 

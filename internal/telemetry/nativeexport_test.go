@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -82,6 +83,63 @@ func checkSet(t *testing.T, name string, got attribute.Set, want attribute.Set) 
 	}
 }
 
+// TestNativeExportGFE: with an export provider (the application's
+// pipeline silent), the GFE latency of a Spanner attempt is recorded as
+// gfe_latencies (ms, whole milliseconds, the official client's buckets)
+// and an attempt without the header as gfe_connectivity_error_count, with
+// the per-call labels and the attempt's status; admin calls are not.
+func TestNativeExportGFE(t *testing.T) {
+	ctx := context.Background()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(ctx) })
+	tel := telemetry.New(telemetry.Config{Database: "projects/p/instances/i/databases/d", NativeExportProvider: mp})
+	if !tel.ExportingGFE() {
+		t.Fatal("ExportingGFE false with an export provider")
+	}
+	const method = "/google.spanner.v1.Spanner/Commit"
+	tel.ExportGFE(ctx, method, "OK", 12700*time.Microsecond, true)
+	tel.ExportGFE(ctx, method, "Unavailable", 0, false)
+	tel.ExportGFE(ctx, "/google.spanner.admin.database.v1.DatabaseAdmin/GetDatabase", "OK", time.Millisecond, true)
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(ctx, &rm); err != nil {
+		t.Fatal(err)
+	}
+	labels := func(status string) attribute.Set {
+		return attribute.NewSet(attribute.String("method", "Spanner.Commit"), attribute.String("status", status),
+			attribute.String("directpath_enabled", "false"), attribute.String("directpath_used", "false"))
+	}
+	seen := 0
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch m.Name {
+			case telemetry.ExportGFELatencies:
+				d := m.Data.(metricdata.Histogram[float64])
+				if m.Unit != "ms" || len(d.DataPoints) != 1 || len(d.DataPoints[0].Bounds) != 50 {
+					t.Fatalf("%s: unit %q, %+v", m.Name, m.Unit, d.DataPoints)
+				}
+				p := d.DataPoints[0]
+				checkSet(t, m.Name, p.Attributes, labels("OK"))
+				if p.Count != 1 || p.Sum != 12 || p.Bounds[13] != 12 || p.BucketCounts[13] != 1 {
+					t.Errorf("%s: count %d, sum %v, bucket (11, 12] %d: want 1, 12, 1", m.Name, p.Count, p.Sum, p.BucketCounts[13])
+				}
+				seen++
+			case telemetry.ExportGFEConnectivityErrorCount:
+				d := m.Data.(metricdata.Sum[int64])
+				if m.Unit != "1" || len(d.DataPoints) != 1 || d.DataPoints[0].Value != 1 {
+					t.Fatalf("%s: unit %q, %+v", m.Name, m.Unit, d.DataPoints)
+				}
+				checkSet(t, m.Name, d.DataPoints[0].Attributes, labels("Unavailable"))
+				seen++
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d of the two GFE metrics recorded", seen)
+	}
+}
+
 // TestNativeExportOffCostsNothing: without an export provider and with
 // the application's pipeline silent, an RPC is not measured (no clock,
 // no allocation), and with one, recording it allocates nothing once the
@@ -92,9 +150,11 @@ func TestNativeExportOffCostsNothing(t *testing.T) {
 		a := tel.StartRPCAttempt("/google.spanner.v1.Spanner/ExecuteSql")
 		a.End(ctx, 0, "OK")
 		a.EndRPCOperation(ctx, 0, 1, 0, "OK")
+		tel.ExportGFE(ctx, "/google.spanner.v1.Spanner/ExecuteSql", "OK", 12*time.Millisecond, true)
+		tel.ExportGFE(ctx, "/google.spanner.v1.Spanner/ExecuteSql", "OK", 0, false)
 	}
 	off := telemetry.New(telemetry.Config{Database: "projects/p/instances/i/databases/d"})
-	if off.Exporting() {
+	if off.Exporting() || off.ExportingGFE() {
 		t.Fatal("Exporting without a provider")
 	}
 	if a := off.StartRPCAttempt("/google.spanner.v1.Spanner/ExecuteSql"); a.Active() || !a.Start().IsZero() {

@@ -15,7 +15,7 @@ import (
 // observer is what a channel's interceptors do for telemetry besides the
 // request id header: the id on the operation's span, trace context for
 // end-to-end tracing, and the GFE latency of each attempt when a meter
-// listens. Each costs nothing when nobody listens: a check of the
+// listens or the native metrics are exported. Each costs nothing when nobody listens: a check of the
 // connector's telemetry (one atomic load and a comparison), no header
 // read, no allocation.
 type observer struct {
@@ -43,19 +43,25 @@ func (o *observer) traceContext(ctx context.Context) context.Context {
 }
 
 // timing returns the GFE latency capture of one attempt of method, or nil
-// when nobody listens to metrics.
+// when nobody listens to metrics and the native metrics are not exported.
 func (o *observer) timing(ctx context.Context, method string) *callTiming {
-	g := o.c.tel.GFE()
-	if g == nil {
+	g, export := o.c.tel.GFE(), o.c.tel.ExportingGFE()
+	if g == nil && !export {
 		return nil
 	}
-	return &callTiming{gfe: g, ctx: ctx, method: method}
+	t := &callTiming{gfe: g, ctx: ctx, method: method}
+	if export {
+		t.export = o.c.tel
+	}
+	return t
 }
 
 // callTiming captures the response headers of one attempt and records
-// its GFE latency once.
+// its GFE latency once: to the application's pipeline (gfe, when it
+// listens) and to the export of the native metrics (export, when on).
 type callTiming struct {
-	gfe    *telemetry.GFE
+	gfe    *telemetry.GFE       // nil: the application's pipeline does not listen
+	export *telemetry.Telemetry // nil: the native metrics are not exported
 	ctx    context.Context
 	method string
 	header metadata.MD // a unary call's, filled by grpc.Header
@@ -63,15 +69,24 @@ type callTiming struct {
 }
 
 // unaryDone records a unary attempt that ended with err.
-func (t *callTiming) unaryDone(err error) { t.record(t.header) }
+func (t *callTiming) unaryDone(err error) { t.record(t.header, err) }
 
-func (t *callTiming) record(header metadata.MD) {
+// record records the attempt whose response headers are header; err is
+// how it ended (a unary call) or how its first receive did (a stream:
+// the export labels it with that status, the stream's end being unknown
+// then).
+func (t *callTiming) record(header metadata.MD, err error) {
 	if t.done {
 		return
 	}
 	t.done = true
 	d, ok := gfeLatency(header)
-	t.gfe.Record(t.ctx, rpcName(t.method), d, ok)
+	if t.gfe != nil {
+		t.gfe.Record(t.ctx, rpcName(t.method), d, ok)
+	}
+	if t.export != nil {
+		t.export.ExportGFE(t.ctx, t.method, codeOf(err).String(), d, ok)
+	}
 }
 
 // timedStream reads the response headers of a stream once its first
@@ -85,7 +100,7 @@ func (s *timedStream) RecvMsg(m any) error {
 	err := s.ClientStream.RecvMsg(m)
 	if !s.timing.done {
 		h, _ := s.ClientStream.Header()
-		s.timing.record(h)
+		s.timing.record(h, err)
 	}
 	return err
 }
