@@ -32,24 +32,8 @@ while [ $# -gt 0 ]; do
     *) echo "unknown argument $1" >&2; exit 2;;
   esac
 done
-EMU=${EMULATOR_MAIN:-$(command -v emulator_main || echo /usr/lib/google-cloud-sdk/bin/cloud_spanner_emulator/emulator_main)}
-[ -x "$EMU" ] || { echo "emulator_main not found (set EMULATOR_MAIN)" >&2; exit 2; }
-ADDR=127.0.0.1:$PORT
+. ./emulator.sh # the emulator on 127.0.0.1:$PORT (../emulator.sh, copied by setup.sh)
 export GOFLAGS="${GOFLAGS:-} -mod=mod"
-emu_pid=""
-stop_emulator() {
-  if [ -n "$emu_pid" ]; then kill "$emu_pid" 2>/dev/null; wait "$emu_pid" 2>/dev/null; emu_pid=""; fi
-}
-trap stop_emulator EXIT
-start_emulator() {
-  "$EMU" --host_port "$ADDR" > "$1" 2>&1 &
-  emu_pid=$!
-  for _ in $(seq 1 200); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "emulator did not listen on $ADDR" >&2; return 1
-}
 secs_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b-a}'; }
 
 run_tests() {

@@ -14,7 +14,7 @@ gorm=$(cd "$1" && pwd); proj=$(cd "$2" && pwd); work=$3
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-cp "$here/run.sh" "$here/rewrite.py" "$work/"
+cp "$here/run.sh" "$here/rewrite.py" "$here/../emulator.sh" "$work/"
 modules=". samples postgresql/samples"
 for d in spanner spannerfast; do
   rm -rf "${work:?}/$d"

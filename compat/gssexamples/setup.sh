@@ -16,7 +16,7 @@ gss=$(cd "$1" && pwd); proj=$(cd "$2" && pwd); work=$3
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-cp "$here/run.sh" "$here/rewrite.sh" "$work/"
+cp "$here/run.sh" "$here/rewrite.sh" "$here/../emulator.sh" "$work/"
 for d in spanner spannerfast; do
   rm -rf "${work:?}/$d"
   cp -r "$gss/examples" "$work/$d"
