@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"cloud.google.com/go/spanner"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	sfdriver "github.com/spannerfast/spannerfast/driver"
 	"github.com/spannerfast/spannerfast/internal/fakespanner"
@@ -18,16 +21,28 @@ import (
 // makes for it (compat/roundtrips/RESULTS.md, the same row).
 type roundTrip struct {
 	name string
-	run  func(t *testing.T, c *sql.Conn, pg bool)
-	want []string
-	gss  int
+	// script prepares the server for one run (a fault, say).
+	script func(s *fakespanner.Server)
+	run    func(t *testing.T, c *sql.Conn, pg bool)
+	want   []string
+	gss    int
 }
 
 const (
-	rtQuery  = "SELECT 1"
-	rtUpdate = "UPDATE FOO SET BAR=1 WHERE BAZ=2"
-	rtParts  = "SELECT id FROM parts"
+	rtQuery   = "SELECT 1"
+	rtUpdate  = "UPDATE FOO SET BAR=1 WHERE BAZ=2"
+	rtParts   = "SELECT id FROM parts"
+	rtUpdate1 = "UPDATE FOO SET BAR=1 WHERE BAZ=1" // one row
+	rtFailing = "UPDATE FOO SET BAR=2 WHERE BAZ=3"
 )
+
+// rtReturning is an UPDATE that returns a column, in the dialect.
+func rtReturning(pg bool) string {
+	if pg {
+		return rtUpdate + " RETURNING bar"
+	}
+	return rtUpdate + " THEN RETURN BAR"
+}
 
 // rtDDL is a CREATE TABLE in the dialect.
 func rtDDL(pg bool, table string) string {
@@ -69,6 +84,8 @@ func roundTrips() []roundTrip {
 			run: func(t *testing.T, c *sql.Conn, _ bool) { query(t, c) }},
 		{name: "autocommit DML", gss: 2, want: []string{"ExecuteSql", "Commit"},
 			run: func(t *testing.T, c *sql.Conn, _ bool) { mustExec(t, c, rtUpdate) }},
+		{name: "autocommit DML with THEN RETURN / RETURNING", gss: 2, want: []string{"ExecuteStreamingSql", "Commit"},
+			run: func(t *testing.T, c *sql.Conn, pg bool) { scanInt64s(t, mustQuery(t, c, rtReturning(pg))) }},
 		{name: "read-write: query, DML, commit", gss: 3, want: []string{"ExecuteStreamingSql", "ExecuteSql", "Commit"},
 			run: func(t *testing.T, c *sql.Conn, _ bool) {
 				rtTxn(t, c, false, func(tx *sql.Tx) { query(t, tx); mustExec(t, tx, rtUpdate) })
@@ -110,6 +127,32 @@ func roundTrips() []roundTrip {
 				if err := tx.Rollback(); err != nil {
 					t.Fatal(err)
 				}
+			}},
+		// The failed statement began the transaction inline, so it
+		// begins explicitly and runs the statement again in it.
+		{name: "read-write: failing DML, DML, commit", gss: 5,
+			want: []string{"ExecuteSql", "BeginTransaction", "ExecuteSql", "ExecuteSql", "Commit"},
+			run: func(t *testing.T, c *sql.Conn, _ bool) {
+				rtTxn(t, c, false, func(tx *sql.Tx) {
+					if _, err := tx.ExecContext(ctx, rtFailing); status.Code(err) != codes.AlreadyExists {
+						t.Fatalf("failing DML: %v, want AlreadyExists", err)
+					}
+					mustExec(t, tx, rtUpdate)
+				})
+			}},
+		{name: "read-write: DML, commit aborted once", gss: 5,
+			want: []string{"ExecuteSql", "Commit", "BeginTransaction", "ExecuteSql", "Commit"},
+			script: func(s *fakespanner.Server) {
+				s.AddMethodFault("Commit", fakespanner.Fault{Err: fakespanner.WithRetryDelay(codes.Aborted, "aborted", 0)})
+			},
+			run: func(t *testing.T, c *sql.Conn, _ bool) {
+				rtTxn(t, c, false, func(tx *sql.Tx) { mustExec(t, tx, rtUpdate) })
+			}},
+		{name: "read-write with auto_batch_dml: two DML, commit", gss: 2, want: []string{"ExecuteBatchDml", "Commit"},
+			run: func(t *testing.T, c *sql.Conn, _ bool) {
+				mustExec(t, c, "SET AUTO_BATCH_DML = true")
+				rtTxn(t, c, false, func(tx *sql.Tx) { mustExec(t, tx, rtUpdate1); mustExec(t, tx, rtUpdate1) })
+				mustExec(t, c, "SET AUTO_BATCH_DML = false")
 			}},
 		{name: "read-only: two queries, commit", gss: 2, want: []string{"ExecuteStreamingSql", "ExecuteStreamingSql"},
 			run: func(t *testing.T, c *sql.Conn, _ bool) {
@@ -212,6 +255,15 @@ func TestFakeRoundTrips(t *testing.T) {
 			s := fakespanner.Start(t)
 			s.AddResult(fakespanner.DialectQuery, fakespanner.DialectResult(dialect))
 			s.AddResult(rtUpdate, fakespanner.DML(5))
+			s.AddResult(rtUpdate1, fakespanner.DML(1))
+			failing := fakespanner.DML(0)
+			failing.Faults = []fakespanner.Fault{{Err: status.Error(codes.AlreadyExists, "row exists"), Times: -1}}
+			s.AddResult(rtFailing, failing)
+			for _, pg := range []bool{false, true} {
+				rs := int64Rows(1)
+				rs.Stats = &spannerpb.ResultSetStats{RowCount: &spannerpb.ResultSetStats_RowCountExact{RowCountExact: 1}}
+				s.AddResult(rtReturning(pg), &fakespanner.Result{ResultSet: rs})
+			}
 			parts := make([]*fakespanner.Result, 3)
 			for i := range parts {
 				parts[i] = &fakespanner.Result{ResultSet: int64Rows(int64(i))}
@@ -228,6 +280,9 @@ func TestFakeRoundTrips(t *testing.T) {
 			for _, rt := range roundTrips() {
 				if len(rt.want) > rt.gss {
 					t.Fatalf("%s: the table wants %d RPCs, more than go-sql-spanner's %d", rt.name, len(rt.want), rt.gss)
+				}
+				if rt.script != nil {
+					rt.script(s)
 				}
 				s.ResetRequests()
 				rt.run(t, c, pg)
