@@ -15,12 +15,13 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/benchserver"
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
 
 func init() {
 	register(armSpec{id: armTransport, title: "transport floor", order: 10, available: true,
-		open: openTransport})
+		applies: bareRuns, open: openTransport})
 	register(armSpec{id: armSQLFloor, title: "database/sql floor", order: 20, available: true,
 		open: openSQLFloor})
 }
@@ -57,82 +58,161 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 // Name "" keeps the default content subtype.
 func (rawCodec) Name() string { return "" }
 
+// transportArm is the bare gRPC arm: grpc.NewClient with default options
+// (plain text, which the fake server needs, is the only one), one
+// ClientConn, and per operation the RPCs the spannerfast driver makes for
+// it, with the request bytes and headers it sends (captured from the
+// driver at open, see capture.go), responses counted, not decoded. For
+// the reads it is the transport floor.
 type transportArm struct {
-	conn *grpc.ClientConn
-	ctx  context.Context // carries the resource-prefix header
-	reqs map[string][]byte
+	conn    *grpc.ClientConn
+	scripts map[string][]bareCall // by workload name
+}
+
+// bareCall is one RPC of an operation, ready to send.
+type bareCall struct {
+	method string
+	stream bool            // server streaming (ExecuteStreamingSql)
+	ctx    context.Context // carries the headers
+	req    []byte
 }
 
 var streamDesc = grpc.StreamDesc{StreamName: "ExecuteStreamingSql", ServerStreams: true}
 
 const executeStreamingSQL = "/google.spanner.v1.Spanner/ExecuteStreamingSql"
 
+// captureCalls, when the spannerfast arms are built in, returns the RPCs
+// the driver makes for one operation of each workload of e that the bare
+// arm runs (capture.go); nil otherwise.
+var captureCalls func(ctx context.Context, e *env, runs func(*workload.Workload) bool) (map[string][]benchserver.Call, error)
+
+// bareRuns says which workloads the bare arm runs: the reads of the
+// transport floor, and the operations of the per-call table.
+func bareRuns(w *workload.Workload) bool {
+	if w.Op == workload.OpQuery {
+		return w.Partitions == 0 && w.MessageDelay == 0
+	}
+	return w.PerCall
+}
+
 func openTransport(ctx context.Context, e *env) (arm, error) {
 	conn, err := grpc.NewClient(e.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return nil, fmt.Errorf("dialing %s: %w", e.addr, err)
 	}
-	sess, err := spannerpb.NewSpannerClient(conn).CreateSession(ctx, &spannerpb.CreateSessionRequest{
-		Database: e.database, Session: &spannerpb.Session{Multiplexed: true}})
+	a := &transportArm{conn: conn, scripts: map[string][]bareCall{}}
+	if captureCalls == nil {
+		// Without the driver: reads with requests of the same content.
+		err = a.buildReads(ctx, e)
+	} else {
+		err = a.useCaptured(ctx, e)
+	}
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("creating a session: %w", err)
-	}
-	a := &transportArm{conn: conn, reqs: map[string][]byte{},
-		ctx: metadata.AppendToOutgoingContext(context.Background(), "google-cloud-resource-prefix", e.database)}
-	for _, w := range e.workloads {
-		b, err := proto.Marshal(&spannerpb.ExecuteSqlRequest{Session: sess.Name, Sql: w.SQL})
-		if err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("marshalling the request of %s: %w", w.Name, err)
-		}
-		a.reqs[w.SQL] = b
+		return nil, err
 	}
 	return a, nil
 }
 
+// useCaptured prepares the calls the driver made.
+func (a *transportArm) useCaptured(ctx context.Context, e *env) error {
+	calls, err := captureCalls(ctx, e, bareRuns)
+	if err != nil {
+		return fmt.Errorf("capturing the spannerfast driver's requests: %w", err)
+	}
+	for name, cs := range calls {
+		for _, c := range cs {
+			a.scripts[name] = append(a.scripts[name], bareCall{method: c.Method, stream: c.Method == executeStreamingSQL,
+				ctx: metadata.NewOutgoingContext(context.Background(), c.MD), req: c.Req})
+		}
+	}
+	return nil
+}
+
+// buildReads prepares, without the driver to capture from, a plain
+// ExecuteSqlRequest for every read on a multiplexed session of its own.
+func (a *transportArm) buildReads(ctx context.Context, e *env) error {
+	sess, err := spannerpb.NewSpannerClient(a.conn).CreateSession(ctx, &spannerpb.CreateSessionRequest{
+		Database: e.database, Session: &spannerpb.Session{Multiplexed: true}})
+	if err != nil {
+		return fmt.Errorf("creating a session: %w", err)
+	}
+	hctx := metadata.AppendToOutgoingContext(context.Background(), "google-cloud-resource-prefix", e.database)
+	for _, w := range e.workloads {
+		if w.Op != workload.OpQuery || !w.HasResult() {
+			continue
+		}
+		b, err := proto.Marshal(&spannerpb.ExecuteSqlRequest{Session: sess.Name, Sql: w.SQL})
+		if err != nil {
+			return fmt.Errorf("marshalling the request of %s: %w", w.Name, err)
+		}
+		a.scripts[w.Name] = []bareCall{{method: executeStreamingSQL, stream: true, ctx: hctx, req: b}}
+	}
+	return nil
+}
+
 func (a *transportArm) run(ctx context.Context, w *workload.Workload, hs *heapSampler) (uint64, error) {
-	req, ok := a.reqs[w.SQL]
+	script, ok := a.scripts[w.Name]
 	if !ok {
+		if captureCalls == nil {
+			return 0, &unavailableError{reason: "the bare arm replays the spannerfast driver's requests, and the driver is not built in"}
+		}
 		return 0, fmt.Errorf("no request prepared for %s", w.Name)
 	}
 	var total uint64
-	opt := grpc.ForceCodecV2(rawCodec{})
 	for q := 0; q < w.Queries; q++ {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		// A stream read to io.EOF releases everything, so the floor needs
-		// no per-query cancel function.
-		st, err := a.conn.NewStream(a.ctx, &streamDesc, executeStreamingSQL, opt)
-		if err != nil {
-			return 0, fmt.Errorf("query %d: %w", q, err)
-		}
-		if err := st.SendMsg(req); err != nil {
-			return 0, fmt.Errorf("query %d: send: %w", q, err)
-		}
-		if err := st.CloseSend(); err != nil {
-			return 0, fmt.Errorf("query %d: close send: %w", q, err)
-		}
-		var c rawCount
-		for {
-			err := st.RecvMsg(&c)
-			if errors.Is(err, io.EOF) {
-				break
-			}
+		for i := range script {
+			n, err := a.call(&script[i], hs)
 			if err != nil {
-				return 0, fmt.Errorf("query %d: receive: %w", q, err)
+				return 0, fmt.Errorf("op %d: %s: %w", q, script[i].method, err)
 			}
-			if hs != nil && c.messages%4 == 0 {
-				hs.sample()
-			}
+			total += n
 		}
-		if c.messages == 0 {
-			return 0, fmt.Errorf("query %d: no messages", q)
-		}
-		total += uint64(c.bytes)
 	}
 	return total, nil
+}
+
+// call makes one RPC and returns the bytes of its responses.
+func (a *transportArm) call(c *bareCall, hs *heapSampler) (uint64, error) {
+	opt := grpc.ForceCodecV2(rawCodec{})
+	var n rawCount
+	if !c.stream {
+		if err := a.conn.Invoke(c.ctx, c.method, c.req, &n, opt); err != nil {
+			return 0, err
+		}
+		return uint64(n.bytes), nil
+	}
+	// A stream read to io.EOF releases everything, so the floor needs
+	// no per-query cancel function.
+	st, err := a.conn.NewStream(c.ctx, &streamDesc, c.method, opt)
+	if err != nil {
+		return 0, err
+	}
+	if err := st.SendMsg(c.req); err != nil {
+		return 0, fmt.Errorf("send: %w", err)
+	}
+	if err := st.CloseSend(); err != nil {
+		return 0, fmt.Errorf("close send: %w", err)
+	}
+	for {
+		err := st.RecvMsg(&n)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("receive: %w", err)
+		}
+		if hs != nil && n.messages%4 == 0 {
+			hs.sample()
+		}
+	}
+	if n.messages == 0 {
+		return 0, errors.New("no messages")
+	}
+	return uint64(n.bytes), nil
 }
 
 func (a *transportArm) close() error { return a.conn.Close() }

@@ -321,6 +321,8 @@ func expectedSum(w *workload.Workload) uint64 {
 		return uint64(w.Statements) * uint64(w.Queries)
 	case workload.OpTxn:
 		return (rowsSum(0, w.Rows) + uint64(w.Statements-1)) * uint64(w.Queries)
+	case workload.OpROTxn:
+		return rowsSum(0, w.Rows) * uint64(w.Statements) * uint64(w.Queries)
 	}
 	if w.Cycle && w.Rows > w.CyclePeriod() {
 		p := w.CyclePeriod()
