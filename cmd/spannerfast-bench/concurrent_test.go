@@ -159,7 +159,7 @@ func TestRunConcurrentPoint(t *testing.T) {
 			t.Errorf("%s: %d queries, %.1f µs/query, error %q", r.Arm, r.Queries, r.CPUPerQueryUs, r.Error)
 		}
 	}
-	if spannerfastBuilt && !strings.Contains(stdout.String(), "| concurrent-point | spannerfast-safe | CPU/query vs transport floor |") {
+	if spannerfastBuilt && !strings.Contains(stdout.String(), "| concurrent-point | spannerfast-safe | CPU/query vs bare gRPC (transport floor) |") {
 		t.Errorf("no concurrent-point target in:\n%s", stdout.String())
 	}
 }

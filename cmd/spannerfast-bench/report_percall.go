@@ -119,7 +119,7 @@ func writePerCall(b *strings.Builder, rows []perCallRow) {
 	}
 	b.WriteString(t.b.String())
 	b.WriteString("\n")
-	b.WriteString("Targets (spannerfast-safe): CPU ≤ 1.0x bare for point, insert and rwtxn, ≤ 1.1x for manycols, "+
-		"concurrent-point and concurrent-rwtxn; ≤ 0.5x the client's CPU and ≤ 0.33x its allocations on every operation "+
+	b.WriteString("Targets (spannerfast-safe): CPU ≤ 1.0x bare for point, insert and rwtxn, ≤ 1.1x for manycols, " +
+		"concurrent-point and concurrent-rwtxn; ≤ 0.5x the client's CPU and ≤ 0.33x its allocations on every operation " +
 		"(see Targets).\n\n")
 }
