@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/benchserver"
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
@@ -43,15 +42,8 @@ func capture(ctx context.Context, e *env, selects func(*workload.Workload) bool)
 	if err != nil {
 		return nil, err
 	}
-	var (
-		mu  sync.Mutex
-		log []benchserver.Call
-	)
-	srv.Record(func(c benchserver.Call) {
-		mu.Lock()
-		defer mu.Unlock()
-		log = append(log, c)
-	})
+	var log benchserver.CallLog
+	srv.Record(log.Add)
 	addr, err := srv.Start("127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -74,18 +66,14 @@ func capture(ctx context.Context, e *env, selects func(*workload.Workload) bool)
 		}
 		op := *w
 		op.Queries, op.Concurrency, op.Share, op.PeakHeap = 1, 0, false, false
-		mu.Lock()
-		log = nil
-		mu.Unlock()
+		log.Take()
 		_, err := a.run(ctx, &op, nil)
-		mu.Lock()
 		var calls []benchserver.Call
-		for _, c := range log {
+		for _, c := range log.Take() {
 			if !strings.HasSuffix(c.Method, "Session") && !strings.HasSuffix(c.Method, "Sessions") {
 				calls = append(calls, c)
 			}
 		}
-		mu.Unlock()
 		// A read the server did not encode fails after its request
 		// arrived; everything else must succeed.
 		if err != nil && (w.Op != workload.OpQuery || w.Rows <= captureMaxRows || len(calls) != 1) {

@@ -38,13 +38,7 @@ func TestRunTiny(t *testing.T) {
 		inProcess:      true,
 		warmups:        2,
 	}
-	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := run(ctx, cfg, &stdout, &stderr)
-	if err != nil {
-		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
-	}
+	rep, stdout, stderr := runTool(t, cfg)
 
 	// Every arm read every workload, and the decoding arms read the right
 	// values (run compares their checksums).
@@ -64,7 +58,7 @@ func TestRunTiny(t *testing.T) {
 	}
 
 	// Markdown: a column per arm, every workload, the targets.
-	md := stdout.String()
+	md := stdout
 	var header string
 	for _, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "| workload | unit |") {
@@ -99,8 +93,8 @@ func TestRunTiny(t *testing.T) {
 	}
 
 	// Progress on stderr names rounds, workloads and arms.
-	if !strings.Contains(stderr.String(), "round 2/2 narrow") || !strings.Contains(stderr.String(), armClient) {
-		t.Errorf("progress lines missing:\n%s", stderr.String())
+	if !strings.Contains(stderr, "round 2/2 narrow") || !strings.Contains(stderr, armClient) {
+		t.Errorf("progress lines missing:\n%s", stderr)
 	}
 
 	// JSON parses back into the report.
@@ -149,6 +143,20 @@ func TestRunTiny(t *testing.T) {
 	if st, err := os.Stat(cfg.memProfilePath); err != nil || st.Size() == 0 {
 		t.Errorf("allocation profile: %v", err)
 	}
+}
+
+// runTool runs the tool with cfg (within two minutes) and returns the
+// report, the Markdown and the progress lines.
+func runTool(t *testing.T, cfg config) (rep *report, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := run(ctx, cfg, &out, &errOut)
+	if err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, errOut.String())
+	}
+	return rep, out.String(), errOut.String()
 }
 
 // applicablePairs counts the (arm, workload) pairs that run.

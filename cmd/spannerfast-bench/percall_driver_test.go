@@ -6,7 +6,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -23,27 +22,14 @@ func recordingServer(t *testing.T, ws []*workload.Workload) (addr string, take f
 	if err != nil {
 		t.Fatal(err)
 	}
-	var (
-		mu  sync.Mutex
-		log []benchserver.Call
-	)
-	srv.Record(func(c benchserver.Call) {
-		mu.Lock()
-		defer mu.Unlock()
-		log = append(log, c)
-	})
+	log := &benchserver.CallLog{}
+	srv.Record(log.Add)
 	addr, err = srv.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	return addr, func() []benchserver.Call {
-		mu.Lock()
-		defer mu.Unlock()
-		out := log
-		log = nil
-		return out
-	}
+	return addr, log.Take
 }
 
 // TestBareSendsDriverRequests checks that the bare arm sends, for one

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
@@ -36,13 +33,7 @@ func TestRunPerCall(t *testing.T) {
 	arms := []string{armTransport, armClient, armFastSafe}
 	cfg := config{workloads: workload.GroupPerCall, arms: strings.Join(arms, ","), scale: 0.002, rounds: 1,
 		inProcess: true, warmups: 2}
-	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := run(ctx, cfg, &stdout, &stderr)
-	if err != nil {
-		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
-	}
+	rep, md, _ := runTool(t, cfg)
 	if want := applicablePairs(t, arms, workload.GroupPerCall, cfg.scale); len(rep.Results) != want || want != 3*len(perCallRPCs) {
 		t.Errorf("%d results, want %d (3 arms x %d operations)", len(rep.Results), want, len(perCallRPCs))
 	}
@@ -54,7 +45,6 @@ func TestRunPerCall(t *testing.T) {
 	if len(rep.PerCall) != len(perCallRPCs) {
 		t.Fatalf("per-call table has %d rows, want %d", len(rep.PerCall), len(perCallRPCs))
 	}
-	md := stdout.String()
 	for _, row := range rep.PerCall {
 		if want := perCallRPCs[row.Workload]; !slices.Equal(row.RPCs, want) {
 			t.Errorf("%s: the bare arm makes %v, want %v", row.Workload, row.RPCs, want)

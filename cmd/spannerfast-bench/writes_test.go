@@ -5,7 +5,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
@@ -25,13 +24,7 @@ func TestRunWrites(t *testing.T) {
 	arms = append(arms, armTransport, armSQLFloor)
 	cfg := config{workloads: workload.GroupWrites, arms: strings.Join(arms, ","), scale: 0.002, rounds: 1,
 		inProcess: true, warmups: 2}
-	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := run(ctx, cfg, &stdout, &stderr)
-	if err != nil {
-		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
-	}
+	rep, md, stderr := runTool(t, cfg)
 	if want := applicablePairs(t, arms, workload.GroupWrites, cfg.scale); len(rep.Results) != want {
 		t.Errorf("%d results, want %d", len(rep.Results), want)
 	}
@@ -48,7 +41,7 @@ func TestRunWrites(t *testing.T) {
 			t.Errorf("%s on %s: %d rounds, error %s", r.Arm, r.Workload, len(r.Rounds), r.Error)
 		}
 	}
-	if rep.ran(armSQLFloor) || !strings.Contains(stderr.String(), "arms sql-floor run none of the selected workloads") {
+	if rep.ran(armSQLFloor) || !strings.Contains(stderr, "arms sql-floor run none of the selected workloads") {
 		t.Error("the database/sql floor was started for writes")
 	}
 	for _, r := range rep.Results {
@@ -56,7 +49,6 @@ func TestRunWrites(t *testing.T) {
 			t.Errorf("the bare arm ran %s, which is not in the per-call table", r.Workload)
 		}
 	}
-	md := stdout.String()
 	if strings.Contains(md, "### CPU relative to the floors") || strings.Contains(md, "per-row floor") {
 		t.Error("a writes-only report has the read tables")
 	}

@@ -98,3 +98,25 @@ func (s *Server) serverOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{grpc.ForceServerCodecV2(recordCodec{r: r}),
 		grpc.UnaryInterceptor(r.unary), grpc.StreamInterceptor(r.stream)}
 }
+
+// CallLog collects the calls a server records: pass its Add to Record.
+type CallLog struct {
+	mu    sync.Mutex
+	calls []Call
+}
+
+// Add appends c to the log.
+func (l *CallLog) Add(c Call) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.calls = append(l.calls, c)
+}
+
+// Take returns the calls logged since the last Take and empties the log.
+func (l *CallLog) Take() []Call {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.calls
+	l.calls = nil
+	return out
+}
