@@ -142,8 +142,8 @@
 // same way, each partition count against the arm's narrow-latency.
 //
 // Write workloads (operations per measurement at -scale 1; one operation
-// is one committed read-write transaction; figures are per operation,
-// except txread-*, per row):
+// is one committed read-write transaction, rotxn's a read-only one;
+// figures are per operation, except txread-*, per row):
 //
 //	insert             2,000 autocommit INSERTs of one row with 3 parameters
 //	txn10              500 transactions: a 1-row query, then 9 UPDATEs

@@ -242,7 +242,7 @@ func writeMarkdown(out io.Writer, rep *report) error {
 	}
 	if writes {
 		b.WriteString("## Writes and transactions\n\n" +
-			"One op is one committed read-write transaction (see the workload list); txread-* are per row read.\n\n")
+			"One op is one committed read-write transaction (rotxn: a read-only one; see the workload list); txread-* are per row read.\n\n")
 		rep.figureTables(&b, isWrite, armClient, false)
 		writeChecksumTable(&b, rep.Checksum)
 	}
