@@ -19,7 +19,8 @@
 // two spannerfast arms are not compiled (for working on the tool while the
 // driver does not build).
 //
-// A full run takes a few minutes on two cores; -quick (scale 0.1, 2 rounds)
+// A full run takes a few minutes on two cores (4 min 18 s on a shared,
+// busy one; the per-call workloads alone about 1.5); -quick (scale 0.1, 2 rounds)
 // takes about twenty seconds (a third of it the latency-bound reads
 // waiting on the server) and is for checking that everything works, not
 // for figures: its measurements last milliseconds.
