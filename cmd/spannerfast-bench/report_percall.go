@@ -39,7 +39,7 @@ type rpcLister interface {
 func (a *transportArm) rpcs(name string) []string {
 	var out []string
 	for _, c := range a.scripts[name] {
-		out = append(out, strings.TrimPrefix(c.method, "/google.spanner.v1.Spanner/"))
+		out = append(out, strings.TrimPrefix(c.Method, "/google.spanner.v1.Spanner/"))
 	}
 	return out
 }

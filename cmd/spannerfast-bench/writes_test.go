@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/scan"
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
 
@@ -86,7 +87,7 @@ func (a *stubArm) run(_ context.Context, w *workload.Workload, _ *heapSampler) (
 	if w.Name == a.unavailable || w.Name == a.unavailable+"-warmup" {
 		return 0, &unavailableError{reason: "no such API"}
 	}
-	return expectedSum(w), nil
+	return scan.Expected(w), nil
 }
 
 func (a *stubArm) close() error { return nil }
@@ -105,7 +106,7 @@ func TestUnavailableWorkload(t *testing.T) {
 		open: map[string]arm{spec.id: stub}, openErr: map[string]error{}, expected: map[string]uint64{},
 		warm: map[string]*workload.Workload{}, results: map[string]map[string]*armResult{}}
 	for _, w := range ws {
-		st.expected[w.Name] = expectedSum(w)
+		st.expected[w.Name] = scan.Expected(w)
 		st.warm[w.Name] = w.WarmUp()
 	}
 	if err := st.rounds(context.Background()); err != nil {

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
@@ -29,17 +27,7 @@ func TestRecordCalls(t *testing.T) {
 	}
 	log := &CallLog{}
 	s.Record(log.Add)
-	addr, err := s.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Stop)
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	c := spannerpb.NewSpannerClient(conn)
+	c := serve(t, s)
 	ctx := metadata.AppendToOutgoingContext(context.Background(), "x-bench", "1")
 	sreq := &spannerpb.CreateSessionRequest{Database: "projects/p/instances/i/databases/d", Session: &spannerpb.Session{Multiplexed: true}}
 	sess, err := c.CreateSession(ctx, sreq)
