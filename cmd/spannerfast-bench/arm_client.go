@@ -9,6 +9,7 @@ import (
 	"cloud.google.com/go/spanner"
 	"google.golang.org/api/iterator"
 
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/scan"
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
 
@@ -100,7 +101,7 @@ func (a *clientArm) readRows(it *spanner.RowIterator, w *workload.Workload, hs *
 
 // sumRows reads it to the end into d, stops it, and returns the checksum
 // and the number of rows.
-func sumRows(it *spanner.RowIterator, d *dests, hs *heapSampler) (uint64, int, error) {
+func sumRows(it *spanner.RowIterator, d *scan.Dests, hs *heapSampler) (uint64, int, error) {
 	defer it.Stop()
 	var total uint64
 	n := 0
@@ -112,10 +113,10 @@ func sumRows(it *spanner.RowIterator, d *dests, hs *heapSampler) (uint64, int, e
 		if err != nil {
 			return 0, n, fmt.Errorf("row %d: %w", n, err)
 		}
-		if err := row.Columns(d.ptrs...); err != nil {
+		if err := row.Columns(d.Ptrs...); err != nil {
 			return 0, n, fmt.Errorf("row %d: Columns: %w", n, err)
 		}
-		total += d.sum()
+		total += d.Sum()
 		n++
 		if hs != nil {
 			hs.tick()

@@ -8,6 +8,7 @@ import (
 
 	"cloud.google.com/go/spanner"
 
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/scan"
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
 
@@ -54,7 +55,7 @@ func (a *clientArm) readPartitions(ctx context.Context, w *workload.Workload) (u
 		go func() {
 			defer wg.Done()
 			// Each goroutine scans into its own variables.
-			sums[i], counts[i], errs[i] = sumRows(txn.Execute(ctx, p), newDests(w, false), nil)
+			sums[i], counts[i], errs[i] = sumRows(txn.Execute(ctx, p), scan.NewDests(w, false), nil)
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("partition %d: %w", i, errs[i])
 			}

@@ -61,10 +61,13 @@ func (a *clientArm) runWrite(ctx context.Context, w *workload.Workload, hs *heap
 	for q := 0; q < w.Queries; q++ {
 		var sum uint64
 		var err error
-		if w.Op == workload.OpApply {
+		switch w.Op {
+		case workload.OpApply:
 			_, err = a.c.Apply(ctx, a.writes.mutations[:w.Statements])
 			sum = uint64(w.Statements)
-		} else {
+		case workload.OpROTxn:
+			sum, err = a.readOnly(ctx, w)
+		default:
 			// The body may run again after an abort: only the last run counts.
 			_, err = a.c.ReadWriteTransaction(ctx, func(ctx context.Context, tx *spanner.ReadWriteTransaction) error {
 				var berr error
@@ -78,6 +81,25 @@ func (a *clientArm) runWrite(ctx context.Context, w *workload.Workload, hs *heap
 		total += sum
 	}
 	return total, nil
+}
+
+// readOnly is go-sql-spanner's read-only transaction: a multi-use
+// ReadOnlyTransaction that begins inline with its first query (the
+// driver's default), w.Statements one-row queries (ids 1, 2, ...), then
+// Close (its Commit).
+func (a *clientArm) readOnly(ctx context.Context, w *workload.Workload) (uint64, error) {
+	ro := a.c.ReadOnlyTransaction().WithBeginTransactionOption(spanner.InlinedBeginTransaction)
+	defer ro.Close()
+	var sum uint64
+	for i := range w.Statements {
+		q := spanner.Statement{SQL: w.SQL, Params: map[string]any{"id": int64(i + 1)}}
+		n, err := a.readRows(ro.Query(ctx, q), w, nil)
+		if err != nil {
+			return 0, err
+		}
+		sum += n
+	}
+	return sum, nil
 }
 
 // txBody is one transaction's statements; it returns the checksum of what

@@ -12,6 +12,7 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/gormwork"
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/scan"
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 	"github.com/spannerfast/spannerfast/spannergorm"
 )
@@ -36,8 +37,8 @@ var gormColumns = []workload.Column{
 // gormRowSum is the checksum of the row, the same as dests.sum of its
 // columns.
 func gormRowSum(r *gormwork.Row) uint64 {
-	vals := [...]uint64{uint64(r.ID), sumString(r.Name), sumString(r.Email), math.Float64bits(r.Balance),
-		sumBool(r.Active), uint64(r.CreatedAt.UnixNano()), uint64(r.UpdatedAt.UnixNano())}
+	vals := [...]uint64{uint64(r.ID), scan.SumString(r.Name), scan.SumString(r.Email), math.Float64bits(r.Balance),
+		scan.SumBool(r.Active), uint64(r.CreatedAt.UnixNano()), uint64(r.UpdatedAt.UnixNano())}
 	var total uint64
 	for i, v := range vals {
 		total += v * uint64(2*i+1)
@@ -80,7 +81,7 @@ func (a *gormArm) run(ctx context.Context, w *workload.Workload, hs *heapSampler
 		if err != nil {
 			return 0, err
 		}
-		return runSQL(ctx, sqlDB, w, newDests(w, false), hs)
+		return runSQL(ctx, sqlDB, w, scan.NewDests(w, false), hs)
 	}
 	var total uint64
 	for q := 0; q < w.Queries; q++ {

@@ -68,6 +68,8 @@ func (a *spannerfastArm) runWrite(ctx context.Context, w *workload.Workload, hs 
 			sum, err = a.batch(ctx, w)
 		case workload.OpApply:
 			sum, err = a.apply(ctx, w)
+		case workload.OpROTxn:
+			sum, err = a.readOnly(ctx, w)
 		default:
 			err = fmt.Errorf("spannerfast arm: no way to run %s", w.Op)
 		}
@@ -124,6 +126,29 @@ func (a *spannerfastArm) transaction(ctx context.Context, w *workload.Workload, 
 	if err != nil {
 		_ = tx.Rollback()
 		return 0, err
+	}
+	return sum, tx.Commit()
+}
+
+// readOnly runs a read-only transaction of w.Statements one-row queries
+// (ids 1, 2, ...).
+func (a *spannerfastArm) readOnly(ctx context.Context, w *workload.Workload) (uint64, error) {
+	tx, err := a.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return 0, err
+	}
+	var sum uint64
+	for i := range w.Statements {
+		rows, err := tx.QueryContext(ctx, w.SQL, sql.Named("id", int64(i+1)))
+		var n uint64
+		if err == nil {
+			n, err = scanRows(rows, w, a.dests.get(w), nil)
+		}
+		if err != nil {
+			_ = tx.Rollback()
+			return 0, err
+		}
+		sum += n
 	}
 	return sum, tx.Commit()
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/benchserver"
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/scan"
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
 
@@ -129,7 +130,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) (*report, er
 	go func() {
 		defer wg.Done()
 		for _, w := range ws {
-			st.expected[w.Name] = expectedSum(w)
+			st.expected[w.Name] = scan.Expected(w)
 		}
 	}()
 	addr, stop, err := st.startServer(ctx)

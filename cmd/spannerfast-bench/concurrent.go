@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/scan"
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
 
@@ -15,20 +16,20 @@ import (
 // variables.
 type destSet struct {
 	raw bool
-	m   map[string]*dests
+	m   map[string]*scan.Dests
 }
 
 func newDestSet(ws []*workload.Workload, raw bool) destSet {
-	s := destSet{raw: raw, m: map[string]*dests{}}
+	s := destSet{raw: raw, m: map[string]*scan.Dests{}}
 	for _, w := range ws {
-		s.m[w.SQL] = newDests(w, raw)
+		s.m[w.SQL] = scan.NewDests(w, raw)
 	}
 	return s
 }
 
-func (s destSet) get(w *workload.Workload) *dests {
+func (s destSet) get(w *workload.Workload) *scan.Dests {
 	if w.Share {
-		return newDests(w, s.raw)
+		return scan.NewDests(w, s.raw)
 	}
 	return s.m[w.SQL]
 }

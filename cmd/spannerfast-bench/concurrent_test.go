@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -144,13 +143,7 @@ func TestRunConcurrentPoint(t *testing.T) {
 	}
 	cfg := config{workloads: "concurrent-point", arms: strings.Join(arms, ","), scale: quickScale, rounds: 1,
 		inProcess: true, warmups: 2}
-	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := run(ctx, cfg, &stdout, &stderr)
-	if err != nil {
-		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
-	}
+	rep, md, _ := runTool(t, cfg)
 	if len(rep.Results) != len(arms) {
 		t.Errorf("%d results, want %d", len(rep.Results), len(arms))
 	}
@@ -159,7 +152,7 @@ func TestRunConcurrentPoint(t *testing.T) {
 			t.Errorf("%s: %d queries, %.1f µs/query, error %q", r.Arm, r.Queries, r.CPUPerQueryUs, r.Error)
 		}
 	}
-	if spannerfastBuilt && !strings.Contains(stdout.String(), "| concurrent-point | spannerfast-safe | CPU/query vs transport floor |") {
-		t.Errorf("no concurrent-point target in:\n%s", stdout.String())
+	if spannerfastBuilt && !strings.Contains(md, "| concurrent-point | spannerfast-safe | CPU/query vs bare gRPC (transport floor) |") {
+		t.Errorf("no concurrent-point target in:\n%s", md)
 	}
 }

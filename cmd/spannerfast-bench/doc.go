@@ -19,7 +19,8 @@
 // two spannerfast arms are not compiled (for working on the tool while the
 // driver does not build).
 //
-// A full run takes a few minutes on two cores; -quick (scale 0.1, 2 rounds)
+// A full run takes a few minutes on two cores (4 min 18 s on a shared,
+// busy one; the per-call workloads alone about 1.5); -quick (scale 0.1, 2 rounds)
 // takes about twenty seconds (a third of it the latency-bound reads
 // waiting on the server) and is for checking that everything works, not
 // for figures: its measurements last milliseconds.
@@ -33,8 +34,8 @@
 // Flags:
 //
 //	-workloads  comma list of workloads or of the groups all (the
-//	            default), reads, writes, partitioned and
-//	            partitioned-latency (see below)
+//	            default), reads, writes, partitioned,
+//	            partitioned-latency and percall (see below)
 //	-arms       comma list of arms (default: every arm built in but
 //	            spannerfast-otel and spannerfast-gzip, which run only
 //	            when named)
@@ -142,8 +143,8 @@
 // same way, each partition count against the arm's narrow-latency.
 //
 // Write workloads (operations per measurement at -scale 1; one operation
-// is one committed read-write transaction; figures are per operation,
-// except txread-*, per row):
+// is one committed read-write transaction, rotxn's a read-only one;
+// figures are per operation, except txread-*, per row):
 //
 //	insert             2,000 autocommit INSERTs of one row with 3 parameters
 //	txn10              500 transactions: a 1-row query, then 9 UPDATEs
@@ -152,11 +153,19 @@
 //	txread-checksum    the narrow rows (200,000) read in a read-write
 //	                   transaction with retry_aborts_internally=true
 //	txread-nochecksum  the same with retry_aborts_internally=false
+//	rwtxn              2,000 transactions: a 1-row query, then 1 UPDATE
+//	concurrent-rwtxn   6,400 rwtxn transactions split over 64 goroutines
+//	                   (as concurrent-point)
+//	rotxn              2,000 read-only transactions of two 1-row queries
+//	batchdml10         2,000 DML batches of 10 INSERTs
 //
 // The official client does what go-sql-spanner does for the same
-// database/sql calls: insert, txn10 and batchdml100 run in
+// database/sql calls: insert, txn10, rwtxn and the batches run in
 // Client.ReadWriteTransaction with tx.Update, tx.Query and tx.BatchUpdate,
-// apply1000 is Client.Apply. spannerfast (the safe arm) uses ExecContext
+// apply1000 is Client.Apply, rotxn a ReadOnlyTransaction that begins
+// inline with its first query (go-sql-spanner's default) and is closed
+// after the second. spannerfast's rotxn is BeginTx with ReadOnly,
+// two QueryContext calls and Commit. spannerfast (the safe arm) uses ExecContext
 // with named parameters; BeginTx, QueryContext, ExecContext and Commit;
 // START BATCH DML, 100 ExecContext and RUN BATCH on one sql.Conn; and
 // Apply on the driver connection through sql.Conn.Raw. The batch
@@ -180,8 +189,15 @@
 //
 // Arms, all reading the same results in the same run:
 //
-//	transport-floor   gRPC alone: a raw-bytes codec counts the bytes of each
-//	                  message and decodes nothing
+//	transport-floor   bare gRPC: grpc.NewClient with default options (plain
+//	                  text, which the fake server needs, the only one), one
+//	                  ClientConn, and per operation the RPCs the spannerfast
+//	                  driver makes, with the request messages and headers
+//	                  it sends (captured, see "The bare gRPC arm"); a
+//	                  raw-bytes codec sends them and counts the bytes of
+//	                  each response, decoding nothing. It runs the reads
+//	                  (as the transport floor) and the per-call
+//	                  operations
 //	sql-floor         database/sql with an in-tool driver whose Next only
 //	                  copies values decoded before timing; Scan into the same
 //	                  variables as the spannerfast arms
@@ -294,22 +310,43 @@
 // an arm cannot run with this driver shows "unavailable", with the reason
 // under "Failures and unavailable workloads".
 //
+// "CPU relative to the per-row floor" gives, per read, the sum of the two
+// floors' CPU (the bare stream's bytes plus database/sql's own Next and
+// Scan of ready values: what a database/sql driver cannot go much below)
+// and every other arm's CPU relative to it.
+//
+// "Per call" is one table of the operations of the group percall (point,
+// manycols, concurrent-point, insert, rwtxn, concurrent-rwtxn, rotxn,
+// batchdml10): per operation the RPCs the driver makes, then CPU µs and
+// allocations per operation of the bare gRPC arm, spannerfast-safe and
+// client, and spannerfast-safe's ratios to the bare arm and to the client.
+// The client arm calls the official client as go-sql-spanner does, so it
+// is go-sql-spanner's lower bound: go-sql-spanner makes those calls and
+// does its own work on top.
+//
 // The last table, Targets, checks each goal of the driver and prints MET or
 // MISSED with the measured value, or N/A when an arm it needs did not run:
 //
 //	workload          spannerfast-raw                  spannerfast-safe
 //	narrow            CPU/row <= 0.7x client-borrow,   <= 1.0x client-borrow,
+//	                  <= 1.15x the floor sum,          <= 1.35x the floor sum,
 //	                  <= 0.01 allocs/row               <= 0.1 allocs/row
 //	wide              CPU/row <= 0.35x client-borrow   <= 0.40x client-borrow
-//	strings800        CPU/row <= 0.55x client-borrow   <= 0.65x client-borrow
-//	point             CPU/query <= 1.15x transport     same
-//	                  floor, allocs/query <= the
-//	                  floor's + 12
-//	manycols          CPU/query <= 1.25x transport     same
-//	                  floor, allocs/query <= 0.25x
-//	                  client
-//	concurrent-point  CPU/query <= 1.15x transport     same
-//	                  floor
+//	strings800        CPU/row <= 0.65x client-borrow   <= 0.85x client-borrow
+//	point             CPU/query <= 1.0x bare gRPC,     same, and CPU <= 0.5x
+//	                  allocs/query <= the bare arm's   and allocs <= 0.33x
+//	                  + 12                             client
+//	manycols          CPU/query <= 1.1x bare gRPC,     same, and CPU <= 0.5x
+//	                  allocs/query <= 0.25x client     client
+//	concurrent-point  CPU/query <= 1.1x bare gRPC      same, and CPU <= 0.5x
+//	                                                   and allocs <= 0.33x
+//	                                                   client
+//	insert, rwtxn     -                                CPU/op <= 1.0x bare
+//	                                                   gRPC, <= 0.5x client,
+//	                                                   allocs <= 0.33x client
+//	concurrent-rwtxn  -                                the same, <= 1.1x bare
+//	rotxn, batchdml10 -                                CPU/op <= 0.5x client,
+//	                                                   allocs <= 0.33x client
 //	narrow5m          peak heap <= 48 MiB              <= 48 MiB
 //
 // The peak heap check is only conclusive at 5,000,000 rows (-scale 1 or
@@ -325,6 +362,26 @@
 // round's raw measurement
 // (CPU and wall nanoseconds, mallocs, bytes, heap, checksum), the workload
 // definitions with their SQL, and the machine and Go version.
+//
+// # The bare gRPC arm
+//
+// When the bare arm opens, it learns what the driver sends: it starts a
+// second fake server in this process that records every request (method,
+// headers other than gRPC's own, message bytes as received), runs one
+// operation of each workload it will run with spannerfast-safe's DSN
+// against it, and keeps each operation's calls. That server answers as the
+// benchmark's does and neither keeps state (the same session name,
+// transaction ids and precommit token every time), so the recorded
+// requests are valid for the benchmark's server any number of times; the
+// bare arm replays them there. Reads whose results are too big to encode
+// twice are refused by the recording server after their request arrived,
+// which is all the recording needs. The driver writes a statement's
+// parameters (protobuf maps) in Go's map order, which changes between
+// calls: the bare arm sends one of those orders, the same size.
+// TestBareSendsDriverRequests checks that, for every per-call workload,
+// the bare arm sends the methods and messages spannerfast sends, with the
+// same header names. Built with -tags nospannerfast, the arm reads with a
+// plain ExecuteSqlRequest of its own and reports the writes unavailable.
 //
 // Absolute figures drift between runs on shared machines; compare ratios
 // within one run.

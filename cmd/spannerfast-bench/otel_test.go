@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel"
 
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/benchserver"
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/scan"
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
 
@@ -63,7 +64,7 @@ func TestOtelArmRecords(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", w.Name, err)
 		}
-		if want := expectedSum(w); sum != want {
+		if want := scan.Expected(w); sum != want {
 			t.Errorf("%s: checksum %d, want %d", w.Name, sum, want)
 		}
 		queries += w.Queries

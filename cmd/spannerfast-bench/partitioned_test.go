@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
@@ -23,13 +20,7 @@ func TestRunPartitioned(t *testing.T) {
 	}
 	cfg := config{workloads: "narrow," + workload.GroupPartitioned + "," + workload.GroupPartitionedLatency, arms: strings.Join(arms, ","), scale: 0.02, rounds: 1,
 		inProcess: true, warmups: 2}
-	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := run(ctx, cfg, &stdout, &stderr)
-	if err != nil {
-		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
-	}
+	rep, md, _ := runTool(t, cfg)
 	if want := applicablePairs(t, arms, cfg.workloads, cfg.scale); len(rep.Results) != want {
 		t.Errorf("%d results, want %d", len(rep.Results), want)
 	}
@@ -60,7 +51,6 @@ func TestRunPartitioned(t *testing.T) {
 			t.Errorf("%s on %s: x single stream %v, single %+v", p.Arm, p.Workload, *p.VsSingleStream, single)
 		}
 	}
-	md := stdout.String()
 	cpuBound, latency, ok := strings.Cut(md, "## Partitioned reads, latency-bound")
 	if !ok {
 		t.Fatalf("Markdown lacks the latency-bound section:\n%s", md)

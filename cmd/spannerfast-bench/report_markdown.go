@@ -180,6 +180,9 @@ func (rep *report) figureTables(b *strings.Builder, keep func(*workloadInfo) boo
 			},
 			func(*workloadInfo) string { return "x transport / x sql" }))
 	}
+	if floors {
+		b.WriteString(rep.floorSumTable(keep))
+	}
 	b.WriteString(rep.metricTableOf("Allocations", "", keep,
 		func(w *workloadInfo, r *resultRow) string { return perOp(w, r.AllocsPerRow, r.AllocsPerQuery) },
 		func(w *workloadInfo) string { return perUnit(w, "allocs/row", "allocs/query") }))
@@ -239,10 +242,11 @@ func writeMarkdown(out io.Writer, rep *report) error {
 	}
 	if writes {
 		b.WriteString("## Writes and transactions\n\n" +
-			"One op is one committed read-write transaction (see the workload list); txread-* are per row read.\n\n")
+			"One op is one committed read-write transaction (rotxn: a read-only one; see the workload list); txread-* are per row read.\n\n")
 		rep.figureTables(&b, isWrite, armClient, false)
 		writeChecksumTable(&b, rep.Checksum)
 	}
+	writePerCall(&b, rep.PerCall)
 	writePartitioned(&b, rep)
 
 	var errs []string
@@ -258,11 +262,54 @@ func writeMarkdown(out io.Writer, rep *report) error {
 		b.WriteString("### Failures and unavailable workloads\n\n" + strings.Join(errs, "\n") + "\n\n")
 	}
 
-	if reads {
+	if reads || len(rep.Targets) > 0 {
 		writeTargets(&b, rep.Targets)
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// floorSumTable renders the per-row floor, the transport floor plus the
+// database/sql floor, and every other arm's CPU relative to it.
+func (rep *report) floorSumTable(keep func(*workloadInfo) bool) string {
+	var arms []armInfo
+	for _, a := range rep.ranArms() {
+		if a.ID != armTransport && a.ID != armSQLFloor {
+			arms = append(arms, a)
+		}
+	}
+	var t mdTable
+	head := []string{"workload", "floor sum"}
+	for _, a := range arms {
+		head = append(head, a.Title)
+	}
+	t.header(head...)
+	n := 0
+	for i := range rep.Workloads {
+		w := &rep.Workloads[i]
+		sum := rep.floorSum(w.Name)
+		if !keep(w) || sum == 0 {
+			continue
+		}
+		n++
+		cells := []string{w.Name, perOp(w, sum*1e3*float64(w.Queries)/float64(max(1, w.RowsPerQuery*w.Queries)), sum) + " " + perUnit(w, "ns CPU/row", "µs CPU/query")}
+		for _, a := range arms {
+			r := rep.get(a.ID, w.Name)
+			if r == nil {
+				cells = append(cells, "—")
+				continue
+			}
+			cells = append(cells, fmtRatio(r.VsFloorSum))
+		}
+		t.row(cells...)
+	}
+	if n == 0 {
+		return ""
+	}
+	return "### CPU relative to the per-row floor\n\n" +
+		"The per-row floor is the bare stream's bytes plus database/sql's own Next and Scan of ready values: " +
+		"the transport floor's CPU plus the database/sql floor's. Each arm's CPU relative to that sum.\n\n" +
+		t.b.String() + "\n"
 }
 
 func writeTargets(b *strings.Builder, targets []targetResult) {

@@ -5,8 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/scan"
 	"github.com/spannerfast/spannerfast/cmd/spannerfast-bench/internal/workload"
 )
 
@@ -19,23 +19,21 @@ func TestRunWrites(t *testing.T) {
 	if spannerfastBuilt {
 		arms = append(arms, armFastSafe, armFastRaw)
 	}
-	// The floors run no writes: they are not started.
-	arms = append(arms, armTransport)
+	// The floors run no writes but the bare gRPC arm (the transport
+	// floor) runs those of the per-call table; the database/sql floor is
+	// not started.
+	arms = append(arms, armTransport, armSQLFloor)
 	cfg := config{workloads: workload.GroupWrites, arms: strings.Join(arms, ","), scale: 0.002, rounds: 1,
 		inProcess: true, warmups: 2}
-	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := run(ctx, cfg, &stdout, &stderr)
-	if err != nil {
-		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
-	}
+	rep, md, stderr := runTool(t, cfg)
 	if want := applicablePairs(t, arms, workload.GroupWrites, cfg.scale); len(rep.Results) != want {
 		t.Errorf("%d results, want %d", len(rep.Results), want)
 	}
 	mayBeUnavailable := map[string]bool{"batchdml100": true, "apply1000": true}
 	for _, r := range rep.Results {
 		switch {
+		case r.Unavailable != "" && r.Arm == armTransport && !spannerfastBuilt:
+			// The bare arm replays the driver's requests.
 		case r.Unavailable != "" && (r.Arm != armFastSafe || !mayBeUnavailable[r.Workload]):
 			t.Errorf("%s on %s unavailable: %s", r.Arm, r.Workload, r.Unavailable)
 		case r.Unavailable != "":
@@ -44,12 +42,21 @@ func TestRunWrites(t *testing.T) {
 			t.Errorf("%s on %s: %d rounds, error %s", r.Arm, r.Workload, len(r.Rounds), r.Error)
 		}
 	}
-	if rep.ran(armTransport) || !strings.Contains(stderr.String(), "arms transport-floor run none of the selected workloads") {
-		t.Error("the transport floor was started for writes")
+	if rep.ran(armSQLFloor) || !strings.Contains(stderr, "arms sql-floor run none of the selected workloads") {
+		t.Error("the database/sql floor was started for writes")
 	}
-	md := stdout.String()
-	if strings.Contains(md, "### Targets") || strings.Contains(md, "### CPU relative to the floors") {
+	for _, r := range rep.Results {
+		if w := rep.workload(r.Workload); r.Arm == armTransport && (w == nil || !w.PerCall) {
+			t.Errorf("the bare arm ran %s, which is not in the per-call table", r.Workload)
+		}
+	}
+	if strings.Contains(md, "### CPU relative to the floors") || strings.Contains(md, "per-row floor") {
 		t.Error("a writes-only report has the read tables")
+	}
+	for _, tr := range rep.Targets {
+		if w := rep.workload(tr.Workload); w == nil || !w.Write {
+			t.Errorf("a writes-only report has the target of %s", tr.Workload)
+		}
 	}
 	if !spannerfastBuilt {
 		return
@@ -80,7 +87,7 @@ func (a *stubArm) run(_ context.Context, w *workload.Workload, _ *heapSampler) (
 	if w.Name == a.unavailable || w.Name == a.unavailable+"-warmup" {
 		return 0, &unavailableError{reason: "no such API"}
 	}
-	return expectedSum(w), nil
+	return scan.Expected(w), nil
 }
 
 func (a *stubArm) close() error { return nil }
@@ -99,7 +106,7 @@ func TestUnavailableWorkload(t *testing.T) {
 		open: map[string]arm{spec.id: stub}, openErr: map[string]error{}, expected: map[string]uint64{},
 		warm: map[string]*workload.Workload{}, results: map[string]map[string]*armResult{}}
 	for _, w := range ws {
-		st.expected[w.Name] = expectedSum(w)
+		st.expected[w.Name] = scan.Expected(w)
 		st.warm[w.Name] = w.WarmUp()
 	}
 	if err := st.rounds(context.Background()); err != nil {

@@ -44,6 +44,8 @@ var layers = map[string]int{
 	"internal/nativemetrics":                     1, // the built-in metrics' export to Cloud Monitoring (dsn)
 	"cmd/spannerfast-bench/internal/benchserver": 1,
 	"cmd/spannerfast-bench/internal/gormwork":    1, // the GORM comparison's models and operations (GORM, workload)
+	"cmd/spannerfast-bench/internal/scan":        1, // the bench's scan targets and checksums (workload)
+	"cmd/spannerfast-bench/internal/sqlfloor":    1, // the bench's database/sql floor driver (workload)
 	"spannerfasttest/internal/infoschema":        1,
 
 	// 2: rows on the decoder; the transport.
@@ -51,6 +53,8 @@ var layers = map[string]int{
 	"internal/transport": 2,
 	"internal/ddlop":     2, // what a DDL operation says; the default_sequence_kind retry; its span (telemetry)
 	"spannerfasttest":    2, // the embedded server
+
+	"cmd/spannerfast-bench/internal/bare": 2, // Spanner RPCs with grpc-go alone, captured from a driver (benchserver)
 
 	// 3: the engines: streaming queries (rows, wire), transactions
 	// (transport, rows; streams are opened by its host), partitioned reads.

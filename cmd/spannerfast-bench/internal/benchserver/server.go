@@ -45,10 +45,11 @@ type Server struct {
 	nextTx      atomic.Int64
 	queries     atomic.Int64
 
-	mu   sync.Mutex
-	srv  *grpc.Server
-	lis  net.Listener
-	done chan struct{}
+	mu     sync.Mutex
+	record func(Call) // see Record
+	srv    *grpc.Server
+	lis    net.Listener
+	done   chan struct{}
 }
 
 // New encodes the results of the workloads, of their warm-up variants and
@@ -123,9 +124,9 @@ func (s *Server) Start(addr string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("listening on %s: %w", addr, err)
 	}
-	srv := grpc.NewServer(grpc.ForceServerCodecV2(codec{}))
-	spannerpb.RegisterSpannerServer(srv, s)
 	s.mu.Lock()
+	srv := grpc.NewServer(s.serverOptions()...)
+	spannerpb.RegisterSpannerServer(srv, s)
 	s.srv, s.lis, s.done = srv, lis, make(chan struct{})
 	s.mu.Unlock()
 	go func() {

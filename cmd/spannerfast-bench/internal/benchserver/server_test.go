@@ -26,6 +26,12 @@ func start(t *testing.T, names string, scale float64) (*Server, spannerpb.Spanne
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, serve(t, s), ws
+}
+
+// serve starts s and returns a client of it; both end with the test.
+func serve(t *testing.T, s *Server) spannerpb.SpannerClient {
+	t.Helper()
 	addr, err := s.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +42,7 @@ func start(t *testing.T, names string, scale float64) (*Server, spannerpb.Spanne
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return s, spannerpb.NewSpannerClient(conn), ws
+	return spannerpb.NewSpannerClient(conn)
 }
 
 func readAll(t *testing.T, c spannerpb.SpannerClient, req *spannerpb.ExecuteSqlRequest) ([]*spannerpb.PartialResultSet, error) {

@@ -155,6 +155,10 @@ type Workload struct {
 	// between that many goroutines that share the arm's one *sql.DB,
 	// client or gRPC connection (see concurrent.go in the tool).
 	Concurrency int
+	// PerCall puts the workload in the per-call table (group percall):
+	// one operation's CPU and allocations against a bare gRPC call making
+	// the same RPCs with the same request bytes.
+	PerCall bool
 	// Share marks one goroutine's part of a concurrent workload: an arm
 	// must not use state it keeps per workload (scan targets) for it.
 	Share bool
@@ -336,11 +340,11 @@ func Catalog(scale float64) []*Workload {
 		{Name: "strings800", Description: "queries of 100 rows x 8 STRING columns",
 			Columns: s800, Rows: strings800Rows, Queries: scaled(strings800Qs, scale), seed: 3},
 		{Name: "point", Description: "queries of 1 row (INT64, STRING, STRING, FLOAT64, BOOL)",
-			Columns: pointCols, Rows: 1, Queries: scaled(pointQs, scale), PerQuery: true, seed: 4},
+			Columns: pointCols, Rows: 1, Queries: scaled(pointQs, scale), PerQuery: true, PerCall: true, seed: 4},
 		{Name: "manycols", Description: "queries of 1 row of 101 STRING columns",
-			Columns: many, Rows: 1, Queries: scaled(manycolsQs, scale), PerQuery: true, seed: 5},
+			Columns: many, Rows: 1, Queries: scaled(manycolsQs, scale), PerQuery: true, PerCall: true, seed: 5},
 		{Name: "concurrent-point", Description: "point queries from 64 goroutines sharing one *sql.DB, client or connection",
-			Columns: pointCols, Rows: 1, Queries: scaled(concurrentQs, scale), PerQuery: true,
+			Columns: pointCols, Rows: 1, Queries: scaled(concurrentQs, scale), PerQuery: true, PerCall: true,
 			Concurrency: ConcurrentStreams, seed: 4},
 		{Name: "narrow5m", Description: "one query of narrow rows (5 M at scale 1), heap sampled",
 			Columns: narrowCols, Rows: scaled(narrow5mRows, scale), Queries: 1, PeakHeap: true, Cycle: true, seed: 1},
@@ -400,12 +404,14 @@ const (
 	// GroupPartitionedLatency is the latency-bound single stream and
 	// partitioned reads (partitioned.go).
 	GroupPartitionedLatency = "partitioned-latency"
+	// GroupPerCall is the operations of the per-call table (PerCall).
+	GroupPerCall = "percall"
 )
 
 // isGroup reports whether name is a workload group.
 func isGroup(name string) bool {
 	return name == GroupAll || name == GroupReads || name == GroupWrites ||
-		name == GroupPartitioned || name == GroupPartitionedLatency
+		name == GroupPartitioned || name == GroupPartitionedLatency || name == GroupPerCall
 }
 
 // inGroup reports whether a visible workload belongs to group.
@@ -421,14 +427,15 @@ func (w *Workload) inGroup(group string) bool {
 		return !w.Hidden && w.Partitions > 0 && w.MessageDelay == 0
 	case GroupPartitionedLatency:
 		return !w.Hidden && w.MessageDelay > 0
+	case GroupPerCall:
+		return !w.Hidden && w.PerCall
 	}
 	return false
 }
 
 // Select returns the workloads named in list (comma separated names, or
-// the groups "all" (also ""), "reads", "writes", "partitioned" and
-// "partitioned-latency"), in
-// catalog order.
+// the groups "all" (also ""), "reads", "writes", "partitioned",
+// "partitioned-latency" and "percall"), in catalog order.
 func Select(list string, scale float64) ([]*Workload, error) {
 	all := Catalog(scale)
 	if list == "" {
@@ -443,7 +450,7 @@ func Select(list string, scale float64) ([]*Workload, error) {
 			continue
 		}
 		if !slices.ContainsFunc(all, func(w *Workload) bool { return w.Name == n }) {
-			return nil, fmt.Errorf("unknown workload %q (known: %s, or the groups all, reads, writes, partitioned, partitioned-latency)", n, strings.Join(Names(), ", "))
+			return nil, fmt.Errorf("unknown workload %q (known: %s, or the groups all, reads, writes, partitioned, partitioned-latency, percall)", n, strings.Join(Names(), ", "))
 		}
 		want[n] = true
 	}

@@ -27,9 +27,14 @@ const (
 	// transaction, then commits. RetryAborts says whether the driver
 	// replays aborts (and so checksums every row it reads).
 	OpTxRead
+	// OpROTxn is a read-only transaction of Statements one-row queries
+	// (the workload's query with id 1, 2, ...), then its end.
+	OpROTxn
 )
 
-// Write reports whether the operation runs in a read-write transaction.
+// Write reports whether the operation is a write or a transaction:
+// everything but a plain query (the write workloads; OpROTxn, a read-only
+// transaction, is reported with them).
 func (o Op) Write() bool { return o != OpQuery }
 
 func (o Op) String() string {
@@ -46,6 +51,8 @@ func (o Op) String() string {
 		return "apply"
 	case OpTxRead:
 		return "transaction-read"
+	case OpROTxn:
+		return "read-only-transaction"
 	}
 	return fmt.Sprintf("Op(%d)", int(o))
 }
@@ -72,6 +79,9 @@ const (
 	batchStmts  = 100
 	applyOps    = 50
 	applyMuts   = 1_000
+	rwtxnOps    = 2_000
+	rotxnOps    = 2_000
+	batch10Ops  = 2_000
 	txReadRows  = narrowRows
 	writeNameLn = 16
 )
@@ -97,7 +107,7 @@ func writeCatalog(scale float64, narrow, point []Column) []*Workload {
 	}
 	return []*Workload{
 		{Name: "insert", Description: "autocommit INSERT of one row with 3 parameters",
-			Op: OpInsert, Statements: 1, Queries: scaled(insertOps, scale), PerQuery: true, SQL: InsertSQL},
+			Op: OpInsert, Statements: 1, Queries: scaled(insertOps, scale), PerQuery: true, PerCall: true, SQL: InsertSQL},
 		{Name: "txn10", Description: "read-write transaction: a 1-row query and 9 UPDATEs, committed",
 			Op: OpTxn, Statements: txnStmts, Queries: scaled(txnOps, scale), PerQuery: true,
 			Columns: point, Rows: 1, seed: 4,
@@ -106,6 +116,22 @@ func writeCatalog(scale float64, narrow, point []Column) []*Workload {
 			Op: OpBatchDML, Statements: batchStmts, Queries: scaled(batchOps, scale), PerQuery: true, SQL: InsertSQL},
 		{Name: "apply1000", Description: "Apply of 1,000 insert-or-update mutations",
 			Op: OpApply, Statements: applyMuts, Queries: scaled(applyOps, scale), PerQuery: true},
+		// The write and transaction operations of the per-call table
+		// (group percall), each against a bare gRPC call.
+		{Name: "rwtxn", Description: "read-write transaction: a 1-row query and 1 UPDATE, committed",
+			Op: OpTxn, Statements: 2, Queries: scaled(rwtxnOps, scale), PerQuery: true, PerCall: true,
+			Columns: point, Rows: 1, seed: 4,
+			SQL: "SELECT id, name, email, balance, active FROM bench_rwtxn WHERE id = @id"},
+		{Name: "concurrent-rwtxn", Description: "rwtxn from 64 goroutines sharing one *sql.DB, client or connection",
+			Op: OpTxn, Statements: 2, Queries: scaled(concurrentQs, scale), PerQuery: true, PerCall: true,
+			Concurrency: ConcurrentStreams, Columns: point, Rows: 1, seed: 4,
+			SQL: "SELECT id, name, email, balance, active FROM bench_concurrent_rwtxn WHERE id = @id"},
+		{Name: "rotxn", Description: "read-only transaction of two 1-row queries",
+			Op: OpROTxn, Statements: 2, Queries: scaled(rotxnOps, scale), PerQuery: true, PerCall: true,
+			Columns: point, Rows: 1, seed: 4,
+			SQL: "SELECT id, name, email, balance, active FROM bench_rotxn WHERE id = @id"},
+		{Name: "batchdml10", Description: "DML batch of 10 INSERTs, committed",
+			Op: OpBatchDML, Statements: 10, Queries: scaled(batch10Ops, scale), PerQuery: true, PerCall: true, SQL: InsertSQL},
 		txRead("txread-checksum", "narrow rows read in a read-write transaction, retry_aborts_internally=true (rows checksummed)", true),
 		txRead("txread-nochecksum", "narrow rows read in a read-write transaction, retry_aborts_internally=false (no checksum)", false),
 	}
