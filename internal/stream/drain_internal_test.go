@@ -72,7 +72,7 @@ func (b *blockingSource) Close() error { return nil }
 
 // cancelRecord is a callControl whose cancel ends a blockingSource.
 type cancelRecord struct {
-	src            *blockingSource
+	src           *blockingSource
 	cancels, ends atomic.Int32
 }
 
