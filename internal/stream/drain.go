@@ -11,7 +11,7 @@ import (
 // A goroutine started per query for this costs more than the read itself:
 // its start, the growth of its stack (gRPC's receive path needs more than a
 // new goroutine's stack, so every such goroutine copies its stack at least
-// once) and a timer for the time limit, about 3 µs and 2 allocations of a
+// once) and a timer for the time limit, about 3 µs and 3 allocations of a
 // point query's 50 µs of client CPU. So each connection keeps one
 // goroutine (drainer) that reads the ends of its calls one after another:
 // its stack has grown once, its timer is reset instead of made, and a call
