@@ -15,8 +15,9 @@
 //     a failure before the first response and one midway are retried alike;
 //     the wait grows until an attempt makes progress;
 //   - the end after a message marked last: the rows are complete at once
-//     and a goroutine reads the call's status (drainAfterLast), so the call
-//     ends normally on the server instead of cancelled;
+//     and the connection's drainer goroutine reads the call's status
+//     (drainAfterLast, drain.go), so the call ends normally on the server
+//     instead of cancelled;
 //   - the call's cancellable context and its reuse by the connection's next
 //     query with the same caller context (streamctx.go, ContextPool), which
 //     saves about five allocations per query.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"sync/atomic"
-	"time"
 
 	"github.com/spannerfast/spannerfast/internal/wire"
 )
@@ -234,17 +233,15 @@ func (s *resumableStream) accept(f *wire.Frame) error {
 	return nil
 }
 
-// lastDrainLimit bounds the wait for the status behind a message marked
-// last, against a server that never sends it.
-const lastDrainLimit = time.Minute
-
 // drainAfterLast hands the current attempt, whose server marked the
 // message just read as the last, to a goroutine that reads the end of the
 // call (the status the server sends right behind it) and then releases the
-// call's context. The rows need not wait for that status, and the call
-// ends normally on the server instead of as cancelled, which server-side
-// monitoring would count; the official client ends such calls the same
-// way. Whatever arrives after the last message is dropped.
+// call's context: the connection's drainer when the stream is a query of a
+// connection, else a goroutine of its own (drain.go). The rows need not
+// wait for that status, and the call ends normally on the server instead
+// of as cancelled, which server-side monitoring would count; the official
+// client ends such calls the same way. Whatever arrives after the last
+// message is dropped.
 func (s *resumableStream) drainAfterLast() {
 	src := s.src
 	if src == nil {
@@ -252,26 +249,11 @@ func (s *resumableStream) drainAfterLast() {
 	}
 	s.src = nil
 	s.detached.Store(true)
-	go drainAttempt(src, s.call)
-}
-
-// drainAttempt reads src to its end, then reports the call ended (its
-// context may be reused) or, when the time limit or an error came first,
-// cancels it.
-func drainAttempt(src Source, call callControl) {
-	limit := time.AfterFunc(lastDrainLimit, call.cancel)
-	var err error
-	for err == nil {
-		var f *wire.Frame
-		if f, err = src.Recv(); err == nil {
-			f.Release(false)
-		}
-	}
-	if limit.Stop() && err == io.EOF {
-		call.ended()
+	if q, ok := s.call.(*Query); ok && q.conn != nil {
+		q.conn.drains.submit(src, s.call)
 		return
 	}
-	call.cancel()
+	go drainAttempt(src, s.call)
 }
 
 func (s *resumableStream) flushPending() {

@@ -129,6 +129,7 @@ type Query struct {
 
 	ctx      *reusableContext // the call's context (streamctx.go)
 	pool     *ContextPool     // takes ctx back after a normal end; nil: not reusable
+	conn     *ContextPool     // the connection's, whose drainer reads the call's end
 	ctxState atomic.Int32
 
 	op telemetry.Op // the query's operation until its rows take it (TakeOp)
@@ -146,7 +147,7 @@ type Query struct {
 // on the returned context); the rows that read it take the operation
 // (TakeOp) and end it when they are closed.
 func (q *Query) Prepare(ctx context.Context, req *spannerpb.ExecuteSqlRequest, channels Channels, pool *ContextPool, deadline time.Time, hasDeadline bool) context.Context {
-	*q = Query{channels: channels, req: req}
+	*q = Query{channels: channels, req: req, conn: pool}
 	ctx, q.op = channels.Telemetry().StartStatement(ctx, telemetry.Query, req.GetSql(), req.GetRequestOptions())
 	if hasDeadline {
 		// A deadline of its own each time: nothing to reuse.

@@ -42,10 +42,12 @@ const (
 
 // ContextPool is a connection's slot for the spare context of a query whose
 // call ended normally, for the next query made with the same caller
-// context. The zero value is an empty pool. Atomic: a read-ahead or
-// draining goroutine hands contexts back.
+// context, and the connection's drainer, which reads the ends of its
+// calls (drain.go). The zero value is an empty pool. Atomic: a read-ahead
+// or draining goroutine hands contexts back.
 type ContextPool struct {
-	spare atomic.Pointer[reusableContext]
+	spare  atomic.Pointer[reusableContext]
+	drains drainer
 }
 
 // connClosed is the spare slot's value once the pool is closed: a
@@ -92,9 +94,10 @@ func (p *ContextPool) put(rc *reusableContext) {
 	}
 }
 
-// Close cancels the spare context and keeps the pool from holding another
-// (the connection closed).
+// Close cancels the spare context, keeps the pool from holding another
+// and ends the drainer (the connection closed).
 func (p *ContextPool) Close() {
+	p.drains.stop()
 	if rc := p.spare.Swap(connClosed); rc != nil && rc != connClosed {
 		rc.cancel()
 	}
