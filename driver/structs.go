@@ -24,3 +24,7 @@ func Struct[T any](dst *T) sql.Scanner { return structscan.One(dst) }
 // struct type S (a NULL element is an error) or *S (a NULL element is nil);
 // a NULL array is a nil slice. Fields match as for Struct.
 func Structs[T any](dst *[]T) sql.Scanner { return structscan.Slice(dst) }
+
+// StructFieldError is the error of a Struct or Structs scan that names the
+// Go field and the STRUCT field (and the ARRAY<STRUCT> element) at fault.
+type StructFieldError = structscan.FieldError

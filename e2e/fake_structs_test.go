@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"cloud.google.com/go/spanner"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/internal/fakespanner"
+)
+
+type structsLine struct {
+	SKU   string `spanner:"sku"`
+	Qty   int64
+	Note  *string
+	Price spanner.NullFloat64
+}
+
+type structsOrder struct {
+	ID       int64 `spanner:"id"`
+	Customer struct {
+		Name string
+		City *string
+	}
+	Lines []*structsLine
+}
+
+// structsResult is a result the emulator cannot return: a top-level STRUCT
+// column (with a nested STRUCT and an ARRAY<STRUCT> in it) and an
+// ARRAY<STRUCT> column with a NULL element, over three rows.
+func structsResult() *spannerpb.ResultSet {
+	null := structpb.NewNullValue()
+	num := structpb.NewNumberValue
+	lineT := structOf(field("sku", typ(spannerpb.TypeCode_STRING)), field("qty", typ(spannerpb.TypeCode_INT64)),
+		field("note", typ(spannerpb.TypeCode_STRING)), field("price", typ(spannerpb.TypeCode_FLOAT64)))
+	custT := structOf(field("name", typ(spannerpb.TypeCode_STRING)), field("city", typ(spannerpb.TypeCode_STRING)))
+	orderT := structOf(field("id", typ(spannerpb.TypeCode_INT64)), field("customer", custT), field("lines", arrayOfType(lineT)))
+	line := func(sku string, qty string) *structpb.Value { return list(str(sku), str(qty), null, num(2.5)) }
+	rs := &spannerpb.ResultSet{Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: []*spannerpb.StructType_Field{
+		field("orders", orderT), field("lines", arrayOfType(lineT)),
+	}}}}
+	for r := range 3 {
+		id := []string{"1", "2", "3"}[r]
+		order := list(str(id), list(str("cust"+id), str("city")), list(line("a"+id, "1"), null))
+		lines := list(line("x"+id, "5"), null, list(str(strings.Repeat("y", 100)+id), str("7"), str("note"), null))
+		rs.Rows = append(rs.Rows, &structpb.ListValue{Values: []*structpb.Value{order, lines}})
+	}
+	return rs
+}
+
+// TestFakeStructs: a STRUCT column scans into a Go struct and an
+// ARRAY<STRUCT> into []T and []*T through database/sql, in safe mode and
+// in raw mode with poisoned buffers: values kept from earlier rows are
+// unchanged after Next moves on, a NULL element is nil in []*T, and the
+// column stays a []spanner.NullRow for Scan into *any.
+func TestFakeStructs(t *testing.T) {
+	s := fakespanner.Start(t)
+	s.AddResult("orders", &fakespanner.Result{ResultSet: structsResult(),
+		Split: fakespanner.SplitOptions{MaxBytes: 64, ResumeTokenEvery: 1}})
+	ctx := context.Background()
+	for _, props := range [][]string{nil, {"rawDecode=true", "poison_raw_buffers=true"}} {
+		db := openFake(t, s, props...)
+		rows, err := db.QueryContext(ctx, "orders")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var orders []structsOrder
+		var lines [][]*structsLine
+		for rows.Next() {
+			var o structsOrder
+			var ls []*structsLine
+			if err := rows.Scan(driver.Struct(&o), driver.Structs(&ls)); err != nil {
+				t.Fatal(props, err)
+			}
+			var raw any
+			if err := rows.Scan(new(any), &raw); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := raw.([]spanner.NullRow); !ok {
+				t.Fatalf("%v: *any got %T", props, raw)
+			}
+			orders, lines = append(orders, o), append(lines, ls)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		if len(orders) != 3 {
+			t.Fatalf("%v: %d rows", props, len(orders))
+		}
+		for r, o := range orders {
+			id := []string{"1", "2", "3"}[r]
+			if o.ID != int64(r+1) || o.Customer.Name != "cust"+id || *o.Customer.City != "city" ||
+				len(o.Lines) != 2 || o.Lines[0].SKU != "a"+id || o.Lines[1] != nil {
+				t.Errorf("%v: order %d = %+v", props, r, o)
+			}
+			ls := lines[r]
+			if len(ls) != 3 || ls[0].SKU != "x"+id || ls[0].Qty != 5 || ls[0].Note != nil || ls[0].Price.Float64 != 2.5 ||
+				ls[1] != nil || ls[2].SKU != strings.Repeat("y", 100)+id || *ls[2].Note != "note" || ls[2].Price.Valid {
+				t.Errorf("%v: lines %d = %+v", props, r, ls)
+			}
+		}
+	}
+}
+
+// TestFakeStructsErrors: a NULL element into []T, a STRUCT field without a
+// Go field and a field of the wrong type fail Scan with an error naming
+// the column (database/sql), the Go field and the STRUCT field.
+func TestFakeStructsErrors(t *testing.T) {
+	s := fakespanner.Start(t)
+	s.AddResult("orders", &fakespanner.Result{ResultSet: structsResult()})
+	db := openFake(t, s, "rawDecode=true")
+	type noNote struct {
+		SKU   string
+		Qty   int64
+		Price float64
+	}
+	type wrongQty struct {
+		SKU   string
+		Qty   string
+		Note  *string
+		Price float64
+	}
+	var (
+		vals  []structsLine
+		miss  []*noNote
+		wrong []*wrongQty
+		one   structsLine
+	)
+	for _, c := range []struct {
+		dst   any
+		want  []string
+		field bool // a *driver.StructFieldError
+	}{
+		{driver.Structs(&vals), []string{`name "lines"`, "element 1", "NULL"}, true},
+		{driver.Structs(&miss), []string{`name "lines"`, `"note"`, "noNote"}, true},
+		{driver.Structs(&wrong), []string{`name "lines"`, `"qty"`, "wrongQty.Qty"}, true},
+		{driver.Struct(&one), []string{`name "lines"`, "only a STRUCT column"}, false},
+	} {
+		err := db.QueryRow("orders").Scan(new(any), c.dst)
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("error %v does not say %s", err, w)
+			}
+		}
+		var fe *driver.StructFieldError
+		if c.field && !errors.As(err, &fe) {
+			t.Errorf("%v: not a FieldError", err)
+		}
+	}
+}
