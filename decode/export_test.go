@@ -24,3 +24,11 @@ func PlanCached(rowType []byte, o Options) bool {
 
 // ParseDecimalInt64 exposes the INT64 text parser to the fuzz test.
 func ParseDecimalInt64(s []byte) (int64, bool) { return parseDecimalInt64(s) }
+
+// SetRowLayoutOK switches STRUCT values between the Row built in place and
+// spanner.NewRow; it returns the previous setting. Plans built before the
+// switch keep no state of it.
+func SetRowLayoutOK(ok bool) (was bool) {
+	was, rowLayoutOK = rowLayoutOK, ok
+	return was
+}

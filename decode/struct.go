@@ -59,15 +59,11 @@ func parseStruct(st *spannerpb.StructType) func(Value) (spanner.NullRow, error) 
 		if len(list.Values) != len(fields) {
 			return spanner.NullRow{}, badValue("one value per STRUCT field", v)
 		}
-		vals := make([]any, len(fields))
-		for i, f := range fields {
-			vals[i] = spanner.GenericColumnValue{Type: f.GetType(), Value: list.Values[i]}
-		}
-		row, err := spanner.NewRow(names, vals)
+		row, err := makeRow(fields, list.Values)
 		if err != nil {
 			return spanner.NullRow{}, err
 		}
-		return spanner.NullRow{Row: *row, Valid: true}, nil
+		return spanner.NullRow{Row: row, Valid: true}, nil
 	}
 }
 
