@@ -28,3 +28,38 @@ func Structs[T any](dst *[]T) sql.Scanner { return structscan.Slice(dst) }
 // StructFieldError is the error of a Struct or Structs scan that names the
 // Go field and the STRUCT field (and the ARRAY<STRUCT> element) at fault.
 type StructFieldError = structscan.FieldError
+
+// StructSlice is a slice of structs that scans an ARRAY<STRUCT> column by
+// itself: var lines driver.StructSlice[Line]; rows.Scan(&lines). It
+// converts to and from []T; T and NULLs are as for Structs.
+type StructSlice[T any] []T
+
+// Scan implements sql.Scanner.
+func (s *StructSlice[T]) Scan(src any) error { return structscan.Slice((*[]T)(s)).Scan(src) }
+
+// NullStruct is a struct that scans a STRUCT column by itself, NULL
+// included (Valid false), as sql.Null does for scalars:
+// var o driver.NullStruct[Order]; rows.Scan(&o). T is a struct type.
+type NullStruct[T any] struct {
+	Struct T
+	Valid  bool
+}
+
+// Scan implements sql.Scanner.
+func (n *NullStruct[T]) Scan(src any) error {
+	var p *T
+	if err := structscan.One(&p).Scan(src); err != nil {
+		return err
+	}
+	if p == nil {
+		*n = NullStruct[T]{}
+		return nil
+	}
+	n.Struct, n.Valid = *p, true
+	return nil
+}
+
+var (
+	_ sql.Scanner = (*StructSlice[struct{}])(nil)
+	_ sql.Scanner = (*NullStruct[struct{}])(nil)
+)

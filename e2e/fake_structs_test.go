@@ -231,3 +231,39 @@ func BenchmarkStructsScan(b *testing.B) {
 		})
 	})
 }
+
+// TestFakeStructTypes: driver.NullStruct and driver.StructSlice scan a
+// STRUCT and an ARRAY<STRUCT> column by themselves, rows.Scan(&v), NULL
+// STRUCT and NULL array included.
+func TestFakeStructTypes(t *testing.T) {
+	s := fakespanner.Start(t)
+	rs := structsResult()
+	rs.Rows = append(rs.Rows, &structpb.ListValue{Values: []*structpb.Value{structpb.NewNullValue(), structpb.NewNullValue()}})
+	s.AddResult("orders", &fakespanner.Result{ResultSet: rs})
+	rows, err := openFake(t, s, "rawDecode=true").Query("orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var o driver.NullStruct[structsOrder]
+		var ls driver.StructSlice[*structsLine]
+		if err := rows.Scan(&o, &ls); err != nil {
+			t.Fatal(err)
+		}
+		if !o.Valid {
+			got = append(got, fmt.Sprintf("NULL %d %v", len(ls), ls == nil))
+			continue
+		}
+		plain := []*structsLine(ls)
+		got = append(got, fmt.Sprintf("%d %s %d %s %v", o.Struct.ID, o.Struct.Customer.Name, len(plain), plain[0].SKU, plain[1] == nil))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := "[1 cust1 3 x1 true 2 cust2 3 x2 true 3 cust3 3 x3 true NULL 0 true]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
