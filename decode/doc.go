@@ -46,5 +46,8 @@
 // of up to 18 digits keeps its words with its big.Rat, and a JSON
 // document's numbers and strings share blocks (of at most 4 KiB; a JSON
 // column's first block, sized from the document, is allocated with its
-// NullJSON), and a JSON array of up to four elements is one allocation.
+// NullJSON), a JSON array of up to four elements is one allocation, and a
+// STRUCT's spanner.Row is made in place over its unmarshalled values and
+// the plan's field descriptions (shared by every row, never modified)
+// rather than by spanner.NewRow, which copies both (nullrow.go).
 package decode
