@@ -139,3 +139,16 @@ func TestScanNilEmbeddedPointer(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// TestScanStartsFromZero: One fills a zero struct, so a Go field without a
+// STRUCT field keeps nothing of the variable's previous value.
+func TestScanStartsFromZero(t *testing.T) {
+	type extra struct{ A, Z int64 }
+	got := extra{A: 1, Z: 9}
+	if err := One(&got).Scan(row(t, structOf(fld("a", tInt64)), list(str("2")))); err != nil {
+		t.Fatal(err)
+	}
+	if got != (extra{A: 2}) {
+		t.Fatalf("got %+v", got)
+	}
+}
