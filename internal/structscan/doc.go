@@ -15,9 +15,10 @@
 // ignored but the exported fields of embedded structs (pointers included)
 // are promoted, and a name at a shallower depth, or tagged, wins over
 // others of its depth, while two equal candidates hide each other. Every
-// STRUCT field must find a Go field; Go fields without a STRUCT field keep
-// their values. A STRUCT field without a name, or two with the same name,
-// are errors.
+// STRUCT field must find a Go field; Go fields without a STRUCT field stay
+// zero (a scan fills a zero struct, where ToStruct leaves them as they
+// were). A STRUCT field without a name, or two with the same name, are
+// errors. A nil embedded pointer is allocated (ToStruct panics).
 //
 // The mapping from a STRUCT shape to the Go struct's fields and their
 // decoders is built once per (Go type, shape) and cached; a scan checks the
