@@ -63,12 +63,18 @@ func structsResult() *spannerpb.ResultSet {
 // column stays a []spanner.NullRow for Scan into *any.
 func TestFakeStructs(t *testing.T) {
 	s := fakespanner.Start(t)
-	s.AddResult("orders", &fakespanner.Result{ResultSet: structsResult(),
+	// Whole values in a message (they alias its receive buffer, which is
+	// poisoned when released) and values chunked across messages (merged
+	// into the driver's memory).
+	s.AddResult("orders", &fakespanner.Result{ResultSet: structsResult()})
+	s.AddResult("orders chunked", &fakespanner.Result{ResultSet: structsResult(),
 		Split: fakespanner.SplitOptions{MaxBytes: 64, ResumeTokenEvery: 1}})
 	ctx := context.Background()
-	for _, props := range [][]string{nil, {"rawDecode=true", "poison_raw_buffers=true"}} {
+	for _, run := range [][]string{{"orders"}, {"orders chunked"}, {"orders", "rawDecode=true", "poison_raw_buffers=true"},
+		{"orders chunked", "rawDecode=true", "poison_raw_buffers=true"}} {
+		query, props := run[0], run[1:]
 		db := openFake(t, s, props...)
-		rows, err := db.QueryContext(ctx, "orders")
+		rows, err := db.QueryContext(ctx, query)
 		if err != nil {
 			t.Fatal(err)
 		}
