@@ -46,5 +46,9 @@
 // of up to 18 digits keeps its words with its big.Rat, and a JSON
 // document's numbers and strings share blocks (of at most 4 KiB; a JSON
 // column's first block, sized from the document, is allocated with its
-// NullJSON), and a JSON array of up to four elements is one allocation.
+// NullJSON), a JSON array of up to four elements is one allocation, and a
+// STRUCT's google.protobuf.Values are built from the wire in shared blocks
+// and its spanner.Row made in place over them and the plan's field
+// descriptions (shared by every row, never modified) rather than by
+// proto.Unmarshal and spanner.NewRow (nullrow.go).
 package decode

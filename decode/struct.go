@@ -52,22 +52,26 @@ func parseStruct(st *spannerpb.StructType) func(Value) (spanner.NullRow, error) 
 		if err := it.Err(); err != nil {
 			return spanner.NullRow{}, err
 		}
-		var list structpb.ListValue
-		if err := proto.Unmarshal(v.Bytes, &list); err != nil {
-			return spanner.NullRow{}, &ProtocolError{What: "STRUCT value", Err: err, Code: codes.Internal}
+		var vals []*structpb.Value
+		ok := false
+		if buildStructValues {
+			vals, ok = buildValues(v.Bytes)
 		}
-		if len(list.Values) != len(fields) {
+		if !ok {
+			var list structpb.ListValue
+			if err := proto.Unmarshal(v.Bytes, &list); err != nil {
+				return spanner.NullRow{}, &ProtocolError{What: "STRUCT value", Err: err, Code: codes.Internal}
+			}
+			vals = list.Values
+		}
+		if len(vals) != len(fields) {
 			return spanner.NullRow{}, badValue("one value per STRUCT field", v)
 		}
-		vals := make([]any, len(fields))
-		for i, f := range fields {
-			vals[i] = spanner.GenericColumnValue{Type: f.GetType(), Value: list.Values[i]}
-		}
-		row, err := spanner.NewRow(names, vals)
+		row, err := makeRow(fields, vals)
 		if err != nil {
 			return spanner.NullRow{}, err
 		}
-		return spanner.NullRow{Row: *row, Valid: true}, nil
+		return spanner.NullRow{Row: row, Valid: true}, nil
 	}
 }
 

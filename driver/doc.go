@@ -33,6 +33,13 @@
 // Connector per DSN string so that all its connections share one Client;
 // those cached connectors live until the process ends.
 //
+// # STRUCT values
+//
+// A STRUCT column is a spanner.NullRow and an ARRAY<STRUCT> column a
+// []spanner.NullRow; Struct, Structs, StructSlice and NullStruct scan them
+// into Go structs by the official client's Row.ToStruct rules
+// (docs/types.md).
+//
 // Nothing here makes an RPC: channels connect lazily and the session is
 // created by the first statement.
 package driver

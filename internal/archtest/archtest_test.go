@@ -31,6 +31,7 @@ var layers = map[string]int{
 	"internal/fakespanner":                    0,
 	"internal/fakemonitoring":                 0, // for tests: a fake of Cloud Monitoring's MetricService
 	"internal/emulatortest":                   0,
+	"internal/structscan":                     0, // STRUCT values (spanner.NullRow) into Go structs
 	"spannerfasttest/internal/sqltext":        0,
 	"cmd/spannerfast-bench/internal/workload": 0,
 

@@ -75,13 +75,25 @@ func ForExample(name string) (*Example, error) {
 // creates the database on the first statement. With neither, the error
 // says what to install (errors.Is emulatortest.ErrNotInstalled).
 func ForPostgreSQLExample(name string) (*Example, error) {
+	return onEmulator(name, "a PostgreSQL-dialect database, which only the Cloud Spanner emulator "+
+		"(or Spanner) serves, not the embedded server", ";dialect=POSTGRESQL")
+}
+
+// ForEmulatorExample picks the target of a GoogleSQL example that needs
+// what the embedded server cannot do (need says what, for the error when
+// no emulator is found), as ForPostgreSQLExample does: the emulator named
+// by SPANNER_EMULATOR_HOST or, without it, an emulator_main of its own.
+func ForEmulatorExample(name, need string) (*Example, error) {
+	return onEmulator(name, need, "")
+}
+
+func onEmulator(name, need, props string) (*Example, error) {
 	host := os.Getenv(EmulatorHostEnv)
 	var proc *emulatortest.Process
 	if host == "" {
 		p, err := emulatortest.Start()
 		if err != nil {
-			return nil, fmt.Errorf("embedded: %s needs a PostgreSQL-dialect database, which only the Cloud Spanner emulator "+
-				"(or Spanner) serves, not the embedded server: %w", name, err)
+			return nil, fmt.Errorf("embedded: %s needs %s: %w", name, need, err)
 		}
 		proc, host = p, p.Addr
 	}
@@ -89,7 +101,7 @@ func ForPostgreSQLExample(name string) (*Example, error) {
 	return &Example{
 		Emulator: true,
 		target:   Target{Endpoint: host, PlainText: true, Database: path},
-		base:     host + "/" + path + ";autoConfigEmulator=true;dialect=POSTGRESQL",
+		base:     host + "/" + path + ";autoConfigEmulator=true" + props,
 		emu:      proc,
 	}, nil
 }
