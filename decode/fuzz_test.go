@@ -452,7 +452,64 @@ func FuzzDecodeRow(f *testing.F) {
 				}
 			}
 		}
+		for _, o := range fuzzOptions {
+			for _, raw := range []bool{false, true} {
+				o.Raw = raw
+				checkDecodeNext(t, o, fuzzCols[i], fuzzCols[(i+1)%n], a, b)
+			}
+		}
 	})
+}
+
+// checkDecodeNext decodes the row [a, b] of the columns x and y through
+// RowDecoder.DecodeNext, from messages that hold it in the forms a server
+// may write, and requires the values (or the failure) Decode gives.
+func checkDecodeNext(t *testing.T, o decode.Options, x, y *spannerpb.StructType_Field, a, b []byte) {
+	t.Helper()
+	p, err := decode.PlanFor(rowType(x, y), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]driver.Value, 2)
+	wantErr := decode.NewRowDecoder(p, o.Raw).Decode([][]byte{a, b}, want)
+	field := func(v []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), v)
+	}
+	msgs := [][]byte{
+		append(field(a), field(b)...),
+		// A resume token between the values, as a field order the
+		// protocol allows.
+		append(append(field(a), 0x22, 0x01, 0x07), field(b)...),
+	}
+	for k, msg := range msgs {
+		var m decode.Merger
+		if err := m.Load(msg); err != nil {
+			t.Fatalf("message %d: %v", k, err)
+		}
+		d := decode.NewRowDecoder(p, o.Raw)
+		got := make([]driver.Value, 2)
+		ok, err := d.DecodeNext(&m, got)
+		if !ok {
+			t.Fatalf("message %d: DecodeNext did not take a whole row", k)
+		}
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("%+v message %d: DecodeNext error %v, Decode error %v", o, k, err, wantErr)
+		}
+		if err != nil {
+			if err.Error() != wantErr.Error() {
+				t.Fatalf("%+v message %d: DecodeNext error %q, Decode error %q", o, k, err, wantErr)
+			}
+			continue
+		}
+		if m.Remaining() != 0 {
+			t.Fatalf("message %d: %d values left after the row", k, m.Remaining())
+		}
+		for c := range got {
+			if canon(got[c]) != canon(want[c]) {
+				t.Fatalf("%+v message %d column %d: DecodeNext %s, Decode %s", o, k, c, canon(got[c]), canon(want[c]))
+			}
+		}
+	}
 }
 
 // isNullElement reports a NULL element of a native array: FailedPrecondition,

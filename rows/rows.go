@@ -258,6 +258,20 @@ func (r *Rows) Next(dest []driver.Value) error {
 	if len(r.row) == 0 {
 		return r.drain()
 	}
+	if r.opts.Checksum == nil {
+		// The usual row: whole in the current message, decoded from it
+		// directly.
+		ok, err := r.dec.DecodeNext(&r.merger, dest)
+		if err != nil {
+			return r.fail(err)
+		}
+		if ok {
+			if !r.opts.Decode.Raw && len(r.held) > 0 {
+				r.releaseHeld()
+			}
+			return nil
+		}
+	}
 	if err := r.gather(); err != nil {
 		if err != io.EOF {
 			return r.fail(err)
