@@ -252,7 +252,7 @@ func (r *Rows) Next(dest []driver.Value) error {
 	if r.closed {
 		return io.EOF
 	}
-	if r.opts.Decode.Raw {
+	if r.opts.Decode.Raw && len(r.held) > 0 {
 		r.releaseHeld()
 	}
 	if len(r.row) == 0 {
