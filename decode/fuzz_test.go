@@ -475,15 +475,23 @@ func checkDecodeNext(t *testing.T, o decode.Options, x, y *spannerpb.StructType_
 	field := func(v []byte) []byte {
 		return protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), v)
 	}
-	msgs := [][]byte{
-		append(field(a), field(b)...),
+	row := append(field(a), field(b)...)
+	chunked := []byte{0x18, 0x01} // chunked_value: the last value continues
+	msgs := []struct {
+		b    []byte
+		left int // values left after the row
+	}{
+		{row, 0},
 		// A resume token between the values, as a field order the
 		// protocol allows.
-		append(append(field(a), 0x22, 0x01, 0x07), field(b)...),
+		{append(append(field(a), 0x22, 0x01, 0x07), field(b)...), 0},
+		// The next row's first value continues in the next message: the
+		// row before it is whole.
+		{append(append(append([]byte(nil), row...), field(enc(structpb.NewStringValue("x")))...), chunked...), 1},
 	}
-	for k, msg := range msgs {
+	for k, c := range msgs {
 		var m decode.Merger
-		if err := m.Load(msg); err != nil {
+		if err := m.Load(c.b); err != nil {
 			t.Fatalf("message %d: %v", k, err)
 		}
 		d := decode.NewRowDecoder(p, o.Raw)
@@ -501,14 +509,23 @@ func checkDecodeNext(t *testing.T, o decode.Options, x, y *spannerpb.StructType_
 			}
 			continue
 		}
-		if m.Remaining() != 0 {
-			t.Fatalf("message %d: %d values left after the row", k, m.Remaining())
+		if m.Remaining() != c.left {
+			t.Fatalf("message %d: %d values left after the row, want %d", k, m.Remaining(), c.left)
 		}
-		for c := range got {
-			if canon(got[c]) != canon(want[c]) {
-				t.Fatalf("%+v message %d column %d: DecodeNext %s, Decode %s", o, k, c, canon(got[c]), canon(want[c]))
+		for i := range got {
+			if canon(got[i]) != canon(want[i]) {
+				t.Fatalf("%+v message %d column %d: DecodeNext %s, Decode %s", o, k, i, canon(got[i]), canon(want[i]))
 			}
 		}
+	}
+	// A row whose last value a chunk continues is not whole: DecodeNext
+	// leaves it to the Merger and takes nothing.
+	var m decode.Merger
+	if err := m.Load(append(append([]byte(nil), row...), chunked...)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := decode.NewRowDecoder(p, o.Raw).DecodeNext(&m, make([]driver.Value, 2)); ok || err != nil || m.Remaining() != 2 {
+		t.Fatalf("row ending in a chunk: DecodeNext took it (%v, %v, %d values left)", ok, err, m.Remaining())
 	}
 }
 

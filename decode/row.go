@@ -65,12 +65,13 @@ func (d *RowDecoder) Decode(row [][]byte, dest []driver.Value) error {
 // dest, as m.NextRow followed by Decode would, without storing the row's
 // values anywhere in between. ok is false, and nothing is consumed, when
 // the row cannot be taken this way: the message does not hold all of it
-// whole (Merger.Simple, Merger.Remaining), or the row has more than
-// maxSpanColumns columns.
+// whole (Merger.Whole: a row that a chunk continues or that continues one
+// goes through the Merger), or the row has more than maxSpanColumns
+// columns.
 func (d *RowDecoder) DecodeNext(m *Merger, dest []driver.Value) (ok bool, err error) {
 	cols := d.plan.cols
 	n := len(cols)
-	if n > len(d.spans) || !m.Simple() || m.Remaining() < n {
+	if n > len(d.spans) || m.Whole() < n {
 		return false, nil
 	}
 	base := m.values.rest
