@@ -8,7 +8,9 @@
 //     chunked_value continuations in memory it owns.
 //   - PlanFor builds (once per result shape and Options, then from a lock-free
 //     cache) a Plan: one small decoder function per column.
-//   - RowDecoder runs a plan over one row's encoded values.
+//   - RowDecoder runs a plan over one row's encoded values: with
+//     DecodeNext straight out of the Merger's current message when the row
+//     is whole in it, with Decode over values the Merger joined otherwise.
 //
 // # Go types
 //

@@ -452,7 +452,81 @@ func FuzzDecodeRow(f *testing.F) {
 				}
 			}
 		}
+		for _, o := range fuzzOptions {
+			for _, raw := range []bool{false, true} {
+				o.Raw = raw
+				checkDecodeNext(t, o, fuzzCols[i], fuzzCols[(i+1)%n], a, b)
+			}
+		}
 	})
+}
+
+// checkDecodeNext decodes the row [a, b] of the columns x and y through
+// RowDecoder.DecodeNext, from messages that hold it in the forms a server
+// may write, and requires the values (or the failure) Decode gives.
+func checkDecodeNext(t *testing.T, o decode.Options, x, y *spannerpb.StructType_Field, a, b []byte) {
+	t.Helper()
+	p, err := decode.PlanFor(rowType(x, y), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]driver.Value, 2)
+	wantErr := decode.NewRowDecoder(p, o.Raw).Decode([][]byte{a, b}, want)
+	field := func(v []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), v)
+	}
+	row := append(field(a), field(b)...)
+	chunked := []byte{0x18, 0x01} // chunked_value: the last value continues
+	msgs := []struct {
+		b    []byte
+		left int // values left after the row
+	}{
+		{row, 0},
+		// A resume token between the values, as a field order the
+		// protocol allows.
+		{append(append(field(a), 0x22, 0x01, 0x07), field(b)...), 0},
+		// The next row's first value continues in the next message: the
+		// row before it is whole.
+		{append(append(append([]byte(nil), row...), field(enc(structpb.NewStringValue("x")))...), chunked...), 1},
+	}
+	for k, c := range msgs {
+		var m decode.Merger
+		if err := m.Load(c.b); err != nil {
+			t.Fatalf("message %d: %v", k, err)
+		}
+		d := decode.NewRowDecoder(p, o.Raw)
+		got := make([]driver.Value, 2)
+		ok, err := d.DecodeNext(&m, got)
+		if !ok {
+			t.Fatalf("message %d: DecodeNext did not take a whole row", k)
+		}
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("%+v message %d: DecodeNext error %v, Decode error %v", o, k, err, wantErr)
+		}
+		if err != nil {
+			if err.Error() != wantErr.Error() {
+				t.Fatalf("%+v message %d: DecodeNext error %q, Decode error %q", o, k, err, wantErr)
+			}
+			continue
+		}
+		if m.Remaining() != c.left {
+			t.Fatalf("message %d: %d values left after the row, want %d", k, m.Remaining(), c.left)
+		}
+		for i := range got {
+			if canon(got[i]) != canon(want[i]) {
+				t.Fatalf("%+v message %d column %d: DecodeNext %s, Decode %s", o, k, i, canon(got[i]), canon(want[i]))
+			}
+		}
+	}
+	// A row whose last value a chunk continues is not whole: DecodeNext
+	// leaves it to the Merger and takes nothing.
+	var m decode.Merger
+	if err := m.Load(append(append([]byte(nil), row...), chunked...)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := decode.NewRowDecoder(p, o.Raw).DecodeNext(&m, make([]driver.Value, 2)); ok || err != nil || m.Remaining() != 2 {
+		t.Fatalf("row ending in a chunk: DecodeNext took it (%v, %v, %d values left)", ok, err, m.Remaining())
+	}
 }
 
 // isNullElement reports a NULL element of a native array: FailedPrecondition,

@@ -103,6 +103,21 @@ func (m *Merger) NextRow(row [][]byte) {
 // NextRow: nothing pending and no chunk at its end.
 func (m *Merger) Simple() bool { return m.pending == nil && m.msg != nil && !m.msg.ChunkedValue }
 
+// Whole is the number of values that can be taken from the current message
+// as they are: none while a chunked value is pending (the next value
+// continues it), and not the last value when the next message continues
+// it.
+func (m *Merger) Whole() int {
+	if m.pending != nil || m.msg == nil {
+		return 0
+	}
+	n := m.msg.NumValues - m.idx
+	if m.msg.ChunkedValue {
+		n--
+	}
+	return n
+}
+
 // End checks that the stream did not stop inside a chunked value.
 func (m *Merger) End() error {
 	if m.pending != nil {

@@ -39,12 +39,23 @@ func (m *Message) Scan(b []byte) error {
 	for len(b) > 0 {
 		start := b
 		if b[0] == valuesTag {
+			if m.NumValues == 0 {
+				m.values = b
+			}
+			// Values shorter than 128 bytes, the usual ones, in a
+			// loop of their own.
+			k := 0
+			for len(b) > 1 && b[0] == valuesTag && b[1] < 0x80 && int(b[1]) <= len(b)-2 {
+				b = b[2+int(b[1]):]
+				k++
+			}
+			if k > 0 {
+				m.NumValues += k
+				continue
+			}
 			l, n := shortLen(b[1:])
 			if n == 0 || l > len(b)-1-n {
 				return wireError("PartialResultSet values", -1)
-			}
-			if m.NumValues == 0 {
-				m.values = b
 			}
 			m.NumValues++
 			b = b[1+n+l:]

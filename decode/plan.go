@@ -48,7 +48,20 @@ type Column struct {
 type columnPlan struct {
 	decode decodeFunc
 	slab   slabKind
+	// hot names the types whose usual encoding RowDecoder.DecodeNext
+	// decodes in line, without calling decode.
+	hot hotKind
 }
+
+// hotKind is a column type DecodeNext decodes in line.
+type hotKind uint8
+
+const (
+	hotNone hotKind = iota
+	hotInt64
+	hotFloat64
+	hotString
+)
 
 // Plan is the decode plan for one result shape: a decoder per column, chosen
 // once. Plans are immutable and shared between queries and goroutines.
@@ -141,32 +154,32 @@ func columnPlanFor(t *spannerpb.Type, o Options) (columnPlan, reflect.Type, erro
 	case codeBool:
 		return columnPlan{decode: fastBool}, scanNullBool, nil
 	case codeInt64, codeEnum:
-		return columnPlan{fastInt64, slabFixed8}, scanNullInt64, nil
+		return columnPlan{decode: fastInt64, slab: slabFixed8, hot: hotInt64}, scanNullInt64, nil
 	case codeFloat64:
-		return columnPlan{fastFloat64, slabFixed8}, scanNullFloat64, nil
+		return columnPlan{decode: fastFloat64, slab: slabFixed8, hot: hotFloat64}, scanNullFloat64, nil
 	case codeFloat32:
-		return columnPlan{onValue(decodeFloat32), slabFixed8}, scanNullFloat32, nil
+		return columnPlan{decode: onValue(decodeFloat32), slab: slabFixed8}, scanNullFloat32, nil
 	case codeString:
-		return columnPlan{fastString, slabString}, scanNullString, nil
+		return columnPlan{decode: fastString, slab: slabString, hot: hotString}, scanNullString, nil
 	case codeBytes, codeProto:
-		return columnPlan{onValue(decodeBytes), slabBytes}, scanBytes, nil
+		return columnPlan{decode: onValue(decodeBytes), slab: slabBytes}, scanBytes, nil
 	case codeTimestamp:
-		return columnPlan{fastTimestamp, slabTime}, scanNullTime, nil
+		return columnPlan{decode: fastTimestamp, slab: slabTime}, scanNullTime, nil
 	case codeDate:
 		// Next gives the text (go-sql-spanner's string), so the scan type
 		// is the nullable string; civil.Date and spanner.NullDate scan the
 		// text as well, in both modes.
-		return columnPlan{fastDate, slabString}, scanNullString, nil
+		return columnPlan{decode: fastDate, slab: slabString}, scanNullString, nil
 	case codeUUID:
 		if o.Raw {
-			return columnPlan{onValue(decodeUUID), slabString}, scanRawUUID, nil
+			return columnPlan{decode: onValue(decodeUUID), slab: slabString}, scanRawUUID, nil
 		}
-		return columnPlan{onValue(decodeUUID), slabString}, scanNullUUID, nil
+		return columnPlan{decode: onValue(decodeUUID), slab: slabString}, scanNullUUID, nil
 	case codeNumeric:
 		// PG_NUMERIC is its text in go-sql-spanner (spanner.PGNumeric's
 		// string), whatever decode_numeric_to_string says; NaN included.
 		if o.NumericAsString || isPG(t) {
-			return columnPlan{onValue(decodeNumericString), slabString}, scanNullString, nil
+			return columnPlan{decode: onValue(decodeNumericString), slab: slabString}, scanNullString, nil
 		}
 		return columnPlan{decode: onValue(decodeNumeric)}, scanNullNumeric, nil
 	case codeJSON:

@@ -252,11 +252,25 @@ func (r *Rows) Next(dest []driver.Value) error {
 	if r.closed {
 		return io.EOF
 	}
-	if r.opts.Decode.Raw {
+	if r.opts.Decode.Raw && len(r.held) > 0 {
 		r.releaseHeld()
 	}
 	if len(r.row) == 0 {
 		return r.drain()
+	}
+	if r.opts.Checksum == nil {
+		// The usual row: whole in the current message, decoded from it
+		// directly.
+		ok, err := r.dec.DecodeNext(&r.merger, dest)
+		if err != nil {
+			return r.fail(err)
+		}
+		if ok {
+			if !r.opts.Decode.Raw && len(r.held) > 0 {
+				r.releaseHeld()
+			}
+			return nil
+		}
 	}
 	if err := r.gather(); err != nil {
 		if err != io.EOF {
