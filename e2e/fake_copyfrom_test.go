@@ -1,0 +1,209 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	sfdriver "github.com/spannerfast/spannerfast/driver"
+	"github.com/spannerfast/spannerfast/internal/bulkload"
+	"github.com/spannerfast/spannerfast/internal/fakespanner"
+	"github.com/spannerfast/spannerfast/internal/txn"
+)
+
+// CopyFrom against the scripted fake server: the shape of each Commit
+// (mutations as Spanner counts them, request bytes), and the accounting of
+// rows when a commit fails or its outcome is unknown.
+
+// answerIndexColumns makes the fake answer CopyFrom's question for the
+// number of index columns of a table with n.
+func answerIndexColumns(s *fakespanner.Server, n int64) {
+	s.AddResult(bulkload.IndexColumnsGoogleSQL, &fakespanner.Result{ResultSet: &spannerpb.ResultSet{
+		Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: []*spannerpb.StructType_Field{
+			{Type: typ(spannerpb.TypeCode_INT64)},
+		}}},
+		Rows: []*structpb.ListValue{{Values: []*structpb.Value{structpb.NewStringValue(fmt.Sprint(n))}}},
+	}})
+}
+
+// copyRows returns n rows of cols columns: an INT64 key (the row's index)
+// and strings of width bytes.
+func copyRows(n, cols, width int) [][]any {
+	rows := make([][]any, n)
+	pad := strings.Repeat("x", width)
+	for i := range rows {
+		row := []any{int64(i)}
+		for c := 1; c < cols; c++ {
+			row = append(row, pad)
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+func copyCols(n int) []string {
+	cols := []string{"Id"}
+	for c := 1; c < n; c++ {
+		cols = append(cols, fmt.Sprintf("C%d", c))
+	}
+	return cols
+}
+
+// commitRows returns the row keys of each Commit the server received,
+// checking that each commit holds at most maxMuts mutations as Spanner
+// counts them (rowMuts per row) and at most maxBytes bytes.
+func commitRows(t *testing.T, s *fakespanner.Server, rowMuts, maxMuts, maxBytes int64) [][]int64 {
+	t.Helper()
+	var out [][]int64
+	for _, r := range s.RequestsFor("Commit") {
+		req := r.Message.(*spannerpb.CommitRequest)
+		if size := int64(proto.Size(req)); size > maxBytes {
+			t.Errorf("a Commit of %d bytes, more than %d", size, maxBytes)
+		}
+		var keys []int64
+		for _, m := range req.GetMutations() {
+			w := m.GetInsert()
+			if w == nil {
+				w = m.GetInsertOrUpdate()
+			}
+			for _, row := range w.GetValues() {
+				var k int64
+				fmt.Sscan(row.GetValues()[0].GetStringValue(), &k)
+				keys = append(keys, k)
+			}
+		}
+		if muts := int64(len(keys)) * rowMuts; muts > maxMuts {
+			t.Errorf("a Commit of %d rows counts %d mutations, more than %d", len(keys), muts, maxMuts)
+		}
+		if req.GetSingleUseTransaction().GetReadWrite() == nil {
+			t.Errorf("a Commit not in a single-use read-write transaction: %v", req.GetTransaction())
+		}
+		out = append(out, keys)
+	}
+	return out
+}
+
+// TestFakeCopyFromCommitLimits loads narrow rows, wide rows and rows of a
+// table with indexes, and checks every Commit against the limits: the
+// mutations Spanner counts (columns plus the index columns, per row) and
+// the request's bytes, and that the commits are as full as the limits
+// allow and hold every row once.
+func TestFakeCopyFromCommitLimits(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name             string
+		rows, cols, wide int
+		indexCols        int64
+		opts             []sfdriver.CopyOption
+		maxBytes         int64
+		wantPerCommit    int // rows of every commit but the last
+	}{
+		{name: "narrow", rows: 50_000, cols: 5, wide: 8, maxBytes: bulkload.DefaultMaxBytes, wantPerCommit: 16_000},
+		{name: "indexed", rows: 20_000, cols: 5, wide: 8, indexCols: 7, maxBytes: bulkload.DefaultMaxBytes, wantPerCommit: 80_000 / 12},
+		{name: "upsert-indexed", rows: 20_000, cols: 5, wide: 8, indexCols: 7, opts: []sfdriver.CopyOption{sfdriver.CopyInsertOrUpdate()}, maxBytes: bulkload.DefaultMaxBytes, wantPerCommit: 80_000 / 19},
+		{name: "wide", rows: 600, cols: 20, wide: 1000, maxBytes: 2 << 20, opts: []sfdriver.CopyOption{sfdriver.CopyMaxBytes(2 << 20)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := fakespanner.Start(t)
+			answerIndexColumns(s, tc.indexCols)
+			db := openFake(t, s)
+			s.SetRecording(true)
+			n, err := sfdriver.CopyFrom(ctx, db, "T", copyCols(tc.cols), sfdriver.CopyFromRows(copyRows(tc.rows, tc.cols, tc.wide)), tc.opts...)
+			if err != nil || n != int64(tc.rows) {
+				t.Fatalf("CopyFrom: %d, %v; want %d rows", n, err, tc.rows)
+			}
+			mode := bulkload.Insert
+			if strings.HasPrefix(tc.name, "upsert") {
+				mode = bulkload.InsertOrUpdate
+			}
+			commits := commitRows(t, s, bulkload.RowMutations(mode, tc.cols, tc.indexCols), 80_000, tc.maxBytes)
+			// Commits in flight together arrive in any order.
+			slices.SortFunc(commits, func(a, b []int64) int { return int(a[0] - b[0]) })
+			var all []int64
+			for i, keys := range commits {
+				if tc.wantPerCommit > 0 && i < len(commits)-1 && len(keys) != tc.wantPerCommit {
+					t.Errorf("commit %d has %d rows, want %d (the most the limit allows)", i, len(keys), tc.wantPerCommit)
+				}
+				all = append(all, keys...)
+			}
+			if tc.name == "wide" && len(commits) < 3 {
+				t.Errorf("%d commits of wide rows: the byte limit did not split them", len(commits))
+			}
+			slices.Sort(all)
+			for i, k := range all {
+				if k != int64(i) || len(all) != tc.rows {
+					t.Fatalf("the commits hold rows %v..., want each of [0, %d) once", all[:min(len(all), 10)], tc.rows)
+				}
+			}
+		})
+	}
+}
+
+// TestFakeCopyFromFailureRanges fails the third commit, refused (ALREADY_EXISTS)
+// or with an outcome the driver cannot know (the connection broke after
+// Spanner committed), and checks that the CopyError names each row's fate
+// exactly, keeps the code, and that CopyResume then writes exactly the
+// rest.
+func TestFakeCopyFromFailureRanges(t *testing.T) {
+	ctx := context.Background()
+	const rows = 1000
+	for _, tc := range []struct {
+		name    string
+		fault   fakespanner.Fault
+		code    codes.Code
+		unknown bool
+	}{
+		{name: "refused", fault: fakespanner.Fault{Skip: 2, Err: status.Error(codes.AlreadyExists, "row exists")}, code: codes.AlreadyExists},
+		{name: "unknown", fault: fakespanner.Fault{Skip: 2, AfterRun: true, Err: fakespanner.ErrRSTStream}, code: codes.Internal, unknown: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := fakespanner.Start(t)
+			answerIndexColumns(s, 0)
+			db := openFake(t, s)
+			s.SetRecording(true)
+			s.AddMethodFault("Commit", tc.fault)
+			data := copyRows(rows, 5, 4)
+			// 100 rows a commit, one in flight: the reader has filled the
+			// fourth batch and read row 400 when the third fails.
+			opts := []sfdriver.CopyOption{sfdriver.CopyMaxMutations(500), sfdriver.CopyMaxInFlight(1)}
+			n, err := sfdriver.CopyFrom(ctx, db, "T", copyCols(5), sfdriver.CopyFromRows(data), opts...)
+			var ce *sfdriver.CopyError
+			if !errors.As(err, &ce) {
+				t.Fatalf("CopyFrom: %d, %v; want a CopyError", n, err)
+			}
+			if status.Code(err) != tc.code || errors.Is(err, txn.ErrCommitOutcomeUnknown) != tc.unknown {
+				t.Errorf("code %v (outcome unknown: %v), want %v (%v): %v", status.Code(err), errors.Is(err, txn.ErrCommitOutcomeUnknown), tc.code, tc.unknown, err)
+			}
+			wantNot, wantUnknown := []sfdriver.RowRange{{Start: 200, End: 401}}, []sfdriver.RowRange(nil)
+			if tc.unknown {
+				wantNot, wantUnknown = []sfdriver.RowRange{{Start: 300, End: 401}}, []sfdriver.RowRange{{Start: 200, End: 300}}
+			}
+			if n != 200 || !slices.Equal(ce.Committed, []sfdriver.RowRange{{Start: 0, End: 200}}) ||
+				!slices.Equal(ce.NotCommitted, wantNot) || !slices.Equal(ce.Unknown, wantUnknown) || ce.Read != 401 {
+				t.Fatalf("%d rows; Committed %v, NotCommitted %v, Unknown %v, Read %d; want 200, [0, 200), %v, %v, 401: %v",
+					n, ce.Committed, ce.NotCommitted, ce.Unknown, ce.Read, wantNot, wantUnknown, err)
+			}
+			s.ResetRequests()
+			n, err = sfdriver.CopyFrom(ctx, db, "T", copyCols(5), sfdriver.CopyFromRows(data), append(opts, sfdriver.CopyResume(err))...)
+			if err != nil || n != rows-200 {
+				t.Fatalf("resumed CopyFrom: %d, %v; want %d rows", n, err, rows-200)
+			}
+			var got []int64
+			for _, keys := range commitRows(t, s, 5, 500, bulkload.DefaultMaxBytes) {
+				got = append(got, keys...)
+			}
+			if len(got) != rows-200 || got[0] != 200 || got[len(got)-1] != rows-1 {
+				t.Fatalf("the resumed load sent %d rows from %d, want rows [200, %d)", len(got), got[0], rows)
+			}
+		})
+	}
+}
