@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -205,5 +206,90 @@ func TestFakeCopyFromFailureRanges(t *testing.T) {
 				t.Fatalf("the resumed load sent %d rows from %d, want rows [200, %d)", len(got), got[0], rows)
 			}
 		})
+	}
+}
+
+var bwCols = []string{"Id", "Name"}
+
+func bwGroups() []*spanner.MutationGroup {
+	return []*spanner.MutationGroup{
+		{Mutations: []*spanner.Mutation{spanner.Insert("T", bwCols, []any{int64(1), "a"}), spanner.InsertOrUpdate("T", bwCols, []any{int64(2), "b"})}},
+		{Mutations: []*spanner.Mutation{spanner.Insert("T", bwCols, []any{int64(3), "c"})}},
+		{Mutations: []*spanner.Mutation{spanner.Delete("T", spanner.Key{int64(4)})}},
+	}
+}
+
+// TestFakeBatchWrite sends mutation groups with driver.BatchWrite: the
+// request carries the groups as the official client's Client.BatchWrite
+// sends them, and each group's status reaches the caller.
+func TestFakeBatchWrite(t *testing.T) {
+	ctx := context.Background()
+	s := fakespanner.Start(t)
+	s.SetBatchWriteScript(func(i int, _ *spannerpb.BatchWriteRequest_MutationGroup) (error, error) {
+		if i == 1 {
+			return status.Error(codes.AlreadyExists, "row 3 exists"), nil
+		}
+		return nil, nil
+	})
+	db := openFake(t, s)
+	s.SetRecording(true)
+	got := map[int32]codes.Code{}
+	err := sfdriver.BatchWrite(ctx, db, bwGroups(), func(r *spannerpb.BatchWriteResponse) error {
+		for _, i := range r.GetIndexes() {
+			got[i] = codes.Code(r.GetStatus().GetCode())
+		}
+		return nil
+	})
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(map[int32]codes.Code{0: codes.OK, 1: codes.AlreadyExists, 2: codes.OK}) {
+		t.Fatalf("BatchWrite: %v, statuses %v; want OK, ALREADY_EXISTS, OK", err, got)
+	}
+	ours := s.RequestsFor("BatchWrite")
+
+	s.ResetRequests()
+	it := officialClient(t, s).BatchWrite(ctx, bwGroups())
+	if err := it.Do(func(*spannerpb.BatchWriteResponse) error { return nil }); err != nil {
+		t.Fatalf("the official client's BatchWrite: %v", err)
+	}
+	theirs := s.RequestsFor("BatchWrite")
+	if len(ours) != 1 || len(theirs) != 1 {
+		t.Fatalf("%d and %d BatchWrite requests, want one each", len(ours), len(theirs))
+	}
+	a, b := ours[0].Message.(*spannerpb.BatchWriteRequest), theirs[0].Message.(*spannerpb.BatchWriteRequest)
+	if len(a.GetMutationGroups()) != len(b.GetMutationGroups()) {
+		t.Fatalf("groups %v, the official client's %v", a.GetMutationGroups(), b.GetMutationGroups())
+	}
+	for i := range a.GetMutationGroups() {
+		if !proto.Equal(a.GetMutationGroups()[i], b.GetMutationGroups()[i]) {
+			t.Fatalf("group %d is %v, the official client's %v", i, a.GetMutationGroups()[i], b.GetMutationGroups()[i])
+		}
+	}
+}
+
+// TestFakeCopyFromNonAtomic loads 1,000 rows with BatchWrite in groups of
+// 100: group 1 is refused and the stream breaks off before group 7, so
+// the error names rows [100, 200) not committed and [700, 1000) of unknown
+// outcome, the others committed.
+func TestFakeCopyFromNonAtomic(t *testing.T) {
+	ctx := context.Background()
+	s := fakespanner.Start(t)
+	answerIndexColumns(s, 0)
+	s.SetBatchWriteScript(func(i int, _ *spannerpb.BatchWriteRequest_MutationGroup) (error, error) {
+		switch i {
+		case 1:
+			return status.Error(codes.AlreadyExists, "row exists"), nil
+		case 7:
+			return nil, fakespanner.ErrRSTStream
+		}
+		return nil, nil
+	})
+	db := openFake(t, s)
+	n, err := sfdriver.CopyFrom(ctx, db, "T", copyCols(5), sfdriver.CopyFromRows(copyRows(1000, 5, 4)), sfdriver.CopyNonAtomic(100))
+	var ce *sfdriver.CopyError
+	if !errors.As(err, &ce) || status.Code(err) != codes.AlreadyExists {
+		t.Fatalf("CopyFrom: %d, %v; want a CopyError with ALREADY_EXISTS", n, err)
+	}
+	if n != 600 || fmt.Sprint(ce.Committed) != "[[0, 100) [200, 700)]" || fmt.Sprint(ce.NotCommitted) != "[[100, 200)]" ||
+		fmt.Sprint(ce.Unknown) != "[[700, 1000)]" {
+		t.Fatalf("%d rows; committed %v, not committed %v, unknown %v: %v", n, ce.Committed, ce.NotCommitted, ce.Unknown, err)
 	}
 }

@@ -43,6 +43,7 @@ type Server struct {
 	methodFaults  map[string][]*faultState
 	nextID        int
 	commitRetries int
+	batchWrite    BatchWriteScript // BatchWrite's answer per group (batchwrite.go)
 	admin         *admin         // database admin and operations services (admin.go)
 	parts         partitionState // partitions.go
 	streams       StreamOutcomes
