@@ -61,7 +61,9 @@ func (a *clientArm) runWrite(ctx context.Context, w *workload.Workload, hs *heap
 	for q := 0; q < w.Queries; q++ {
 		var sum uint64
 		var err error
-		if w.Op == workload.OpApply {
+		if w.Op == workload.OpCopyFrom {
+			sum, err = a.copyFrom(ctx, w)
+		} else if w.Op == workload.OpApply {
 			_, err = a.c.Apply(ctx, a.writes.mutations[:w.Statements])
 			sum = uint64(w.Statements)
 		} else {

@@ -44,8 +44,8 @@ type Server struct {
 	nextID        int
 	commitRetries int
 	batchWrite    BatchWriteScript // BatchWrite's answer per group (batchwrite.go)
-	admin         *admin         // database admin and operations services (admin.go)
-	parts         partitionState // partitions.go
+	admin         *admin           // database admin and operations services (admin.go)
+	parts         partitionState   // partitions.go
 	streams       StreamOutcomes
 	dialectAsked  int         // DialectQuery streams received (dialect.go)
 	respHeader    metadata.MD // sent with every response (headers.go)

@@ -46,6 +46,8 @@ func (o Op) String() string {
 		return "apply"
 	case OpTxRead:
 		return "transaction-read"
+	case OpCopyFrom:
+		return "copyfrom"
 	}
 	return fmt.Sprintf("Op(%d)", int(o))
 }
@@ -108,5 +110,6 @@ func writeCatalog(scale float64, narrow, point []Column) []*Workload {
 			Op: OpApply, Statements: applyMuts, Queries: scaled(applyOps, scale), PerQuery: true},
 		txRead("txread-checksum", "narrow rows read in a read-write transaction, retry_aborts_internally=true (rows checksummed)", true),
 		txRead("txread-nochecksum", "narrow rows read in a read-write transaction, retry_aborts_internally=false (no checksum)", false),
+		copyCatalog(scale),
 	}
 }
