@@ -10,9 +10,8 @@ import (
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
 )
 
-// BulkLoad runs load (driver.CopyFrom, BatchWrite) outside a transaction,
-// at the emulator's gate as Apply, with Apply's at-least-once commit
-// (internal/bulkload says why no row is written twice).
+// BulkLoad runs load (driver.CopyFrom, BatchWrite) outside a transaction, at the emulator's
+// gate as Apply, with Apply's at-least-once commit (internal/bulkload: no row is written twice).
 func (c *Conn) BulkLoad(ctx context.Context, load func(h bulkload.Host) error) error {
 	if c.closed {
 		return driver.ErrBadConn

@@ -10,12 +10,12 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spannerfast/spannerfast/internal/mutationpb"
 	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/txn"
+	"github.com/spannerfast/spannerfast/internal/wire"
 )
 
 // Source gives the rows of a load, in the manner of pgx.CopyFromSource:
@@ -282,7 +282,7 @@ func (l *loader) encode(src Source) (*structpb.ListValue, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	n := proto.Size(lv)
+	n := wire.ListSize(lv)
 	return lv, int64(1 + protowire.SizeVarint(uint64(n)) + n), nil
 }
 
