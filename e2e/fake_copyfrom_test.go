@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -291,5 +292,98 @@ func TestFakeCopyFromNonAtomic(t *testing.T) {
 	if n != 600 || fmt.Sprint(ce.Committed) != "[[0, 100) [200, 700)]" || fmt.Sprint(ce.NotCommitted) != "[[100, 200)]" ||
 		fmt.Sprint(ce.Unknown) != "[[700, 1000)]" {
 		t.Fatalf("%d rows; committed %v, not committed %v, unknown %v: %v", n, ce.Committed, ce.NotCommitted, ce.Unknown, err)
+	}
+}
+
+// checkAccount fails t unless the error's ranges are disjoint and cover
+// rows [0, Read) exactly.
+func checkAccount(t *testing.T, ce *sfdriver.CopyError) {
+	t.Helper()
+	var all []sfdriver.RowRange
+	all = append(all, ce.Committed...)
+	all = append(all, ce.NotCommitted...)
+	all = append(all, ce.Unknown...)
+	slices.SortFunc(all, func(a, b sfdriver.RowRange) int { return int(a.Start - b.Start) })
+	var next int64
+	for _, r := range all {
+		if r.Start != next || r.End <= r.Start {
+			t.Fatalf("the ranges %v do not cover [0, %d) once each: %v", all, ce.Read, ce)
+		}
+		next = r.End
+	}
+	if next != ce.Read {
+		t.Fatalf("the ranges %v end at %d, %d rows were read: %v", all, next, ce.Read, ce)
+	}
+}
+
+// TestFakeCopyFromOutOfOrder runs four commits in flight and refuses the
+// sixth to arrive after holding it, so that later commits finish before
+// it: the committed ranges are exactly the rows of the commits the server
+// accepted, and the refused commit's rows are not among them.
+func TestFakeCopyFromOutOfOrder(t *testing.T) {
+	ctx := context.Background()
+	s := fakespanner.Start(t)
+	answerIndexColumns(s, 0)
+	db := openFake(t, s)
+	s.SetRecording(true)
+	s.AddMethodFault("Commit", fakespanner.Fault{Skip: 5, Delay: 100 * time.Millisecond, Err: status.Error(codes.AlreadyExists, "row exists")})
+	n, err := sfdriver.CopyFrom(ctx, db, "T", copyCols(5), sfdriver.CopyFromRows(copyRows(5000, 5, 4)),
+		sfdriver.CopyMaxMutations(500), sfdriver.CopyMaxInFlight(4))
+	var ce *sfdriver.CopyError
+	if !errors.As(err, &ce) || status.Code(err) != codes.AlreadyExists {
+		t.Fatalf("CopyFrom: %d, %v; want a CopyError with ALREADY_EXISTS", n, err)
+	}
+	checkAccount(t, ce)
+	in := func(rs []sfdriver.RowRange, k int64) bool {
+		for _, r := range rs {
+			if r.Start <= k && k < r.End {
+				return true
+			}
+		}
+		return false
+	}
+	var refused, accepted int
+	for _, keys := range commitRows(t, s, 5, 500, bulkload.DefaultMaxBytes) {
+		switch {
+		case !slices.ContainsFunc(keys, func(k int64) bool { return !in(ce.Committed, k) }):
+			accepted += len(keys)
+		case !slices.ContainsFunc(keys, func(k int64) bool { return !in(ce.NotCommitted, k) }):
+			refused++
+		default:
+			t.Fatalf("a commit of rows %d..%d is partly in the committed ranges %v: %v", keys[0], keys[len(keys)-1], ce.Committed, err)
+		}
+	}
+	if refused != 1 || int64(accepted) != n || ce.CommittedRows() != n {
+		t.Fatalf("%d commits refused, want 1; %d rows accepted, %d reported committed: %v", refused, accepted, n, err)
+	}
+	if len(ce.Committed) < 2 {
+		t.Fatalf("committed %v: the commits after the held one should have finished first", ce.Committed)
+	}
+}
+
+// TestFakeCopyFromCancel cancels the load while commits are in flight:
+// the error has the context's code and accounts for every row read, the
+// commits cut off as of unknown outcome.
+func TestFakeCopyFromCancel(t *testing.T) {
+	s := fakespanner.Start(t)
+	answerIndexColumns(s, 0)
+	db := openFake(t, s)
+	s.AddMethodFault("Commit", fakespanner.Fault{Skip: 2, Hang: true, Times: -1})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for len(s.RequestsFor("Commit")) < 3 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	n, err := sfdriver.CopyFrom(ctx, db, "T", copyCols(5), sfdriver.CopyFromRows(copyRows(5000, 5, 4)),
+		sfdriver.CopyMaxMutations(500), sfdriver.CopyMaxInFlight(1))
+	var ce *sfdriver.CopyError
+	if !errors.As(err, &ce) || status.Code(err) != codes.Canceled {
+		t.Fatalf("CopyFrom: %d, %v; want a CopyError with CANCELED", n, err)
+	}
+	checkAccount(t, ce)
+	if n != 200 || fmt.Sprint(ce.Committed) != "[[0, 200)]" || fmt.Sprint(ce.Unknown) != "[[200, 300)]" {
+		t.Fatalf("%d rows; committed %v, unknown %v; want [0, 200) and the cut-off commit [200, 300) unknown: %v", n, ce.Committed, ce.Unknown, err)
 	}
 }
