@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
@@ -44,35 +45,29 @@ func CopyInsertOrUpdate() CopyOption {
 // the emulator, which runs one read-write transaction at a time, commits
 // are sent one at a time whatever n is.
 func CopyMaxInFlight(n int) CopyOption {
-	return func(o *bulkload.Options) error {
-		if n < 1 {
-			return status.Errorf(codes.InvalidArgument, "spannerfast: CopyMaxInFlight(%d): want at least 1", n)
-		}
-		o.MaxInFlight = n
-		return nil
-	}
+	return limitOption("CopyMaxInFlight", int64(n), math.MaxInt32, func(o *bulkload.Options) { o.MaxInFlight = n })
 }
 
 // CopyMaxMutations sets the most mutations of one commit, as Spanner
 // counts them (default and most: 80,000).
 func CopyMaxMutations(n int64) CopyOption {
-	return func(o *bulkload.Options) error {
-		if n < 1 || n > bulkload.SpannerMaxMutations {
-			return status.Errorf(codes.InvalidArgument, "spannerfast: CopyMaxMutations(%d): want 1 to %d", n, bulkload.SpannerMaxMutations)
-		}
-		o.MaxMutations = n
-		return nil
-	}
+	return limitOption("CopyMaxMutations", n, bulkload.SpannerMaxMutations, func(o *bulkload.Options) { o.MaxMutations = n })
 }
 
 // CopyMaxBytes sets the most bytes of one commit request (default 32 MiB;
 // at most Spanner's 100 MiB).
 func CopyMaxBytes(n int64) CopyOption {
+	return limitOption("CopyMaxBytes", n, bulkload.SpannerMaxCommitBytes, func(o *bulkload.Options) { o.MaxBytes = n })
+}
+
+// limitOption is an option that sets a limit of 1 to most, refusing other
+// values with InvalidArgument naming the option.
+func limitOption(name string, n, most int64, set func(*bulkload.Options)) CopyOption {
 	return func(o *bulkload.Options) error {
-		if n < 1 || n > bulkload.SpannerMaxCommitBytes {
-			return status.Errorf(codes.InvalidArgument, "spannerfast: CopyMaxBytes(%d): want 1 to %d", n, bulkload.SpannerMaxCommitBytes)
+		if n < 1 || n > most {
+			return status.Errorf(codes.InvalidArgument, "spannerfast: %s(%d): want 1 to %d", name, n, most)
 		}
-		o.MaxBytes = n
+		set(o)
 		return nil
 	}
 }

@@ -387,3 +387,29 @@ func TestFakeCopyFromCancel(t *testing.T) {
 		t.Fatalf("%d rows; committed %v, unknown %v; want [0, 200) and the cut-off commit [200, 300) unknown: %v", n, ce.Committed, ce.Unknown, err)
 	}
 }
+
+// TestFakeCopyFromBadOptions: an option out of range is refused, naming
+// it, before anything is sent.
+func TestFakeCopyFromBadOptions(t *testing.T) {
+	s := fakespanner.Start(t)
+	db := openFake(t, s)
+	s.SetRecording(true)
+	for _, tc := range []struct {
+		opt  sfdriver.CopyOption
+		name string
+	}{
+		{sfdriver.CopyMaxInFlight(0), "CopyMaxInFlight"},
+		{sfdriver.CopyMaxMutations(80_001), "CopyMaxMutations"},
+		{sfdriver.CopyMaxBytes(0), "CopyMaxBytes"},
+		{sfdriver.CopyNonAtomic(-1), "CopyNonAtomic"},
+		{sfdriver.CopyResume(errors.New("not a load's")), "CopyResume"},
+	} {
+		_, err := sfdriver.CopyFrom(context.Background(), db, "T", copyCols(2), sfdriver.CopyFromRows(copyRows(1, 2, 1)), tc.opt)
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("%s out of range: %v; want InvalidArgument naming it", tc.name, err)
+		}
+	}
+	if n := len(s.RequestsFor("Commit")); n != 0 {
+		t.Errorf("%d commits sent", n)
+	}
+}

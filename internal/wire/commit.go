@@ -54,22 +54,7 @@ func AppendCommit(b []byte, r *spannerpb.CommitRequest) ([]byte, error) {
 
 // appendMutation appends m as field 4 of a CommitRequest.
 func appendMutation(b []byte, m *spannerpb.Mutation) ([]byte, error) {
-	var (
-		num protowire.Number
-		w   *spannerpb.Mutation_Write
-	)
-	switch op := m.GetOperation().(type) {
-	case *spannerpb.Mutation_Insert:
-		num, w = 1, op.Insert
-	case *spannerpb.Mutation_Update:
-		num, w = 2, op.Update
-	case *spannerpb.Mutation_InsertOrUpdate:
-		num, w = 3, op.InsertOrUpdate
-	case *spannerpb.Mutation_Replace:
-		num, w = 4, op.Replace
-	default:
-		return appendProto(b, 4, m)
-	}
+	num, w := writeOf(m)
 	if w == nil || len(w.ProtoReflect().GetUnknown()) > 0 || len(m.ProtoReflect().GetUnknown()) > 0 {
 		return appendProto(b, 4, m)
 	}
@@ -114,7 +99,7 @@ func ListSize(l *structpb.ListValue) int { return sizeList(l) }
 func commitCap(r *spannerpb.CommitRequest) int {
 	n := 1 << 10
 	for _, m := range r.Mutations {
-		if w := writeOf(m); w != nil {
+		if _, w := writeOf(m); w != nil {
 			n += sizeWrite(w) + 2*binary.MaxVarintLen64
 		} else {
 			n += proto.Size(m) + binary.MaxVarintLen64
@@ -123,18 +108,20 @@ func commitCap(r *spannerpb.CommitRequest) int {
 	return n
 }
 
-func writeOf(m *spannerpb.Mutation) *spannerpb.Mutation_Write {
+// writeOf returns the write of an insert, update, insert-or-update or
+// replace and its field number in Mutation, or nil.
+func writeOf(m *spannerpb.Mutation) (protowire.Number, *spannerpb.Mutation_Write) {
 	switch op := m.GetOperation().(type) {
 	case *spannerpb.Mutation_Insert:
-		return op.Insert
+		return 1, op.Insert
 	case *spannerpb.Mutation_Update:
-		return op.Update
+		return 2, op.Update
 	case *spannerpb.Mutation_InsertOrUpdate:
-		return op.InsertOrUpdate
+		return 3, op.InsertOrUpdate
 	case *spannerpb.Mutation_Replace:
-		return op.Replace
+		return 4, op.Replace
 	}
-	return nil
+	return 0, nil
 }
 
 // CommitCodec marshals a CommitRequest with AppendCommit (other messages
