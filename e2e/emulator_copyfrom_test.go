@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,6 +170,26 @@ func TestEmulatorCopyFromFailureAndResume(t *testing.T) {
 			}
 			if got := loadChecksum(t, ctx, db); got != wantChecksum(rows) {
 				t.Fatalf("after the resume the table holds %s, want %s", got, wantChecksum(rows))
+			}
+		})
+	}
+}
+
+// TestEmulatorCopyFromCountsIndexColumns: CopyFrom reads the table's index
+// columns from INFORMATION_SCHEMA (the index on Name, storing Score: 2)
+// and counts them in each row's mutations, so a limit of 6 mutations
+// refuses a row of 5 columns, naming the count.
+func TestEmulatorCopyFromCountsIndexColumns(t *testing.T) {
+	for _, d := range copyDialects {
+		t.Run(d.name, func(t *testing.T) {
+			ctx := emuCtx(t)
+			db := d.open(t, d.ddl)
+			_, err := sfdriver.CopyFrom(ctx, db, "Loads", loadCols, loadSource(1), sfdriver.CopyMaxMutations(6))
+			if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "one row counts 7 mutations (5 columns and 2 index columns)") {
+				t.Fatalf("CopyFrom with a limit of 6: %v; want InvalidArgument counting 5 columns and 2 index columns", err)
+			}
+			if n, err := sfdriver.CopyFrom(ctx, db, "Loads", loadCols, loadSource(1), sfdriver.CopyMaxMutations(7)); err != nil || n != 1 {
+				t.Fatalf("CopyFrom with a limit of 7: %d, %v", n, err)
 			}
 		})
 	}

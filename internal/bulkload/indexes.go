@@ -21,9 +21,9 @@ import (
 // dialect's default (” or 'public').
 const (
 	IndexColumnsGoogleSQL = `SELECT COUNT(*) FROM INFORMATION_SCHEMA.INDEX_COLUMNS ` +
-		`WHERE TABLE_SCHEMA = @schema AND TABLE_NAME = @table AND INDEX_TYPE != 'PRIMARY_KEY'`
+		`WHERE LOWER(TABLE_SCHEMA) = LOWER(@schema) AND LOWER(TABLE_NAME) = LOWER(@table) AND INDEX_TYPE != 'PRIMARY_KEY'`
 	IndexColumnsPostgreSQL = `SELECT COUNT(*) FROM information_schema.index_columns ` +
-		`WHERE table_schema = $1 AND table_name = $2 AND index_type != 'PRIMARY_KEY'`
+		`WHERE LOWER(table_schema) = LOWER($1) AND LOWER(table_name) = LOWER($2) AND index_type != 'PRIMARY_KEY'`
 )
 
 // IndexColumns returns the number of columns of table's secondary

@@ -10,7 +10,7 @@ import (
 // of the tool compares with this). The server answers 1: the copyfrom
 // workload's table has one index of one column.
 const IndexColumnsSQL = `SELECT COUNT(*) FROM INFORMATION_SCHEMA.INDEX_COLUMNS ` +
-	`WHERE TABLE_SCHEMA = @schema AND TABLE_NAME = @table AND INDEX_TYPE != 'PRIMARY_KEY'`
+	`WHERE LOWER(TABLE_SCHEMA) = LOWER(@schema) AND LOWER(TABLE_NAME) = LOWER(@table) AND INDEX_TYPE != 'PRIMARY_KEY'`
 
 var indexColumnsAnswer = &spannerpb.ResultSet{
 	Metadata: &spannerpb.ResultSetMetadata{RowType: &spannerpb.StructType{Fields: []*spannerpb.StructType_Field{
