@@ -149,7 +149,9 @@ func CopyFromOnConn(ctx context.Context, c *sql.Conn, table string, columns []st
 func CopyFromRows(rows [][]any) CopyFromSource { return bulkload.Rows(rows) }
 
 // CopyFromChannel is a CopyFromSource of the rows received from ch until
-// it is closed. A row's slice belongs to CopyFrom once sent.
+// it is closed. A row's slice belongs to CopyFrom once sent. A load that
+// fails stops receiving, so a sender should also watch its context (or
+// CopyFrom's return) rather than block on the send.
 func CopyFromChannel(ch <-chan []any) CopyFromSource { return bulkload.Channel(ch) }
 
 // CopyFromFunc is a CopyFromSource of the rows next returns until it

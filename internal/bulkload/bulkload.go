@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
@@ -253,6 +254,7 @@ type loader struct {
 	rowMuts int64
 	head    int64 // the bytes of a request besides its rows
 
+	stop            atomic.Bool // err is set
 	mu              sync.Mutex
 	err             error // the first failure
 	committed       int64
@@ -286,11 +288,8 @@ func (l *loader) encode(src Source) (*structpb.ListValue, int64, error) {
 	return lv, int64(1 + protowire.SizeVarint(uint64(n)) + n), nil
 }
 
-func (l *loader) stopped() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.err != nil
-}
+// stopped reports whether the load failed (checked once a row).
+func (l *loader) stopped() bool { return l.stop.Load() }
 
 // failed records the first failure; the load sends nothing more.
 func (l *loader) failed(err error) {
@@ -298,6 +297,7 @@ func (l *loader) failed(err error) {
 	defer l.mu.Unlock()
 	if l.err == nil {
 		l.err = err
+		l.stop.Store(true)
 	}
 }
 
