@@ -413,3 +413,43 @@ func TestFakeCopyFromBadOptions(t *testing.T) {
 		t.Errorf("%d commits sent", n)
 	}
 }
+
+// TestFakeCopyFromChannel loads the rows a goroutine sends on a channel.
+func TestFakeCopyFromChannel(t *testing.T) {
+	s := fakespanner.Start(t)
+	answerIndexColumns(s, 0)
+	db := openFake(t, s)
+	ch := make(chan []any)
+	go func() {
+		defer close(ch)
+		for _, row := range copyRows(3000, 5, 4) {
+			ch <- row
+		}
+	}()
+	n, err := sfdriver.CopyFrom(context.Background(), db, "T", copyCols(5), sfdriver.CopyFromChannel(ch), sfdriver.CopyMaxMutations(5000))
+	if err != nil || n != 3000 {
+		t.Fatalf("CopyFrom of a channel: %d, %v; want 3000 rows", n, err)
+	}
+}
+
+// TestFakeCopyFromBadValue: a value the client cannot send fails the load
+// at its row, naming the table and column, after the rows before it were
+// committed; the row and those read with it are not committed.
+func TestFakeCopyFromBadValue(t *testing.T) {
+	s := fakespanner.Start(t)
+	answerIndexColumns(s, 0)
+	db := openFake(t, s)
+	rows := copyRows(1000, 5, 4)
+	rows[250][3] = struct{ X int }{1}
+	n, err := sfdriver.CopyFrom(context.Background(), db, "T", copyCols(5), sfdriver.CopyFromRows(rows),
+		sfdriver.CopyMaxMutations(500), sfdriver.CopyMaxInFlight(1))
+	var ce *sfdriver.CopyError
+	if !errors.As(err, &ce) || status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), `column "C3"`) {
+		t.Fatalf("CopyFrom with a struct value: %d, %v; want a CopyError, InvalidArgument naming column C3", n, err)
+	}
+	checkAccount(t, ce)
+	if ce.Row != 250 || ce.Read != 251 || n != 200 || fmt.Sprint(ce.Committed) != "[[0, 200)]" || fmt.Sprint(ce.NotCommitted) != "[[200, 251)]" {
+		t.Fatalf("row %d, read %d, %d committed %v, not committed %v; want row 250, 251 read, [0, 200), [200, 251): %v",
+			ce.Row, ce.Read, n, ce.Committed, ce.NotCommitted, err)
+	}
+}
