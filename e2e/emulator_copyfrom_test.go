@@ -194,3 +194,34 @@ func TestEmulatorCopyFromCountsIndexColumns(t *testing.T) {
 		})
 	}
 }
+
+// TestEmulatorCopyFromInsertOrUpdate loads rows, then loads them again
+// with CopyInsertOrUpdate and new scores: the rows are updated in place,
+// none added.
+func TestEmulatorCopyFromInsertOrUpdate(t *testing.T) {
+	for _, d := range copyDialects {
+		t.Run(d.name, func(t *testing.T) {
+			ctx := emuCtx(t)
+			db := d.open(t, d.ddl)
+			if _, err := sfdriver.CopyFrom(ctx, db, "Loads", loadCols, loadSource(2000)); err != nil {
+				t.Fatal(err)
+			}
+			var rows [][]any
+			for i := range int64(3000) { // 1,000 new rows, 2,000 updated
+				r := loadRow(i)
+				r[2] = float64(1)
+				rows = append(rows, r)
+			}
+			n, err := sfdriver.CopyFrom(ctx, db, "Loads", loadCols, sfdriver.CopyFromRows(rows), sfdriver.CopyInsertOrUpdate())
+			if err != nil || n != 3000 {
+				t.Fatalf("CopyFrom with CopyInsertOrUpdate: %d, %v", n, err)
+			}
+			if got := emuInt64s(t, ctx, db, "SELECT COUNT(*) FROM Loads WHERE Score = 1")[0]; got != 3000 {
+				t.Fatalf("%d rows have the new score, want 3000", got)
+			}
+			if got := emuInt64s(t, ctx, db, "SELECT COUNT(*) FROM Loads")[0]; got != 3000 {
+				t.Fatalf("the table holds %d rows, want 3000", got)
+			}
+		})
+	}
+}
