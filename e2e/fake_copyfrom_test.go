@@ -453,3 +453,30 @@ func TestFakeCopyFromBadValue(t *testing.T) {
 			ce.Row, ce.Read, n, ce.Committed, ce.NotCommitted, err)
 	}
 }
+
+// TestFakeCopyFromNonAtomicLimits loads with BatchWrite in groups of one
+// row, each repeating the table and columns: every request stays under
+// the byte limit, and every row is sent once.
+func TestFakeCopyFromNonAtomicLimits(t *testing.T) {
+	s := fakespanner.Start(t)
+	answerIndexColumns(s, 0)
+	db := openFake(t, s)
+	s.SetRecording(true)
+	const maxBytes = 64 << 10
+	n, err := sfdriver.CopyFrom(context.Background(), db, "Table_with_a_long_name", copyCols(20), sfdriver.CopyFromRows(copyRows(3000, 20, 1)),
+		sfdriver.CopyNonAtomic(1), sfdriver.CopyMaxBytes(maxBytes))
+	if err != nil || n != 3000 {
+		t.Fatalf("CopyFrom: %d, %v; want 3000 rows", n, err)
+	}
+	rows := 0
+	for _, r := range s.RequestsFor("BatchWrite") {
+		req := r.Message.(*spannerpb.BatchWriteRequest)
+		if size := proto.Size(req); size > maxBytes {
+			t.Errorf("a BatchWrite request of %d bytes, more than %d", size, maxBytes)
+		}
+		rows += len(req.GetMutationGroups())
+	}
+	if rows != 3000 {
+		t.Fatalf("the requests carry %d groups of one row, want 3000", rows)
+	}
+}

@@ -165,10 +165,11 @@ func Load(ctx context.Context, t Target, src Source, o Options) (int64, error) {
 		return 0, err
 	}
 	l := &loader{t: t, o: o, sem: make(chan struct{}, o.MaxInFlight), rowMuts: RowMutations(o.Mode, len(t.Columns), o.IndexColumns)}
-	l.head = requestOverhead + int64(len(t.Table))
+	l.group = int64(len(t.Table)) + 32 // a group's, a mutation's and a write's tags and lengths
 	for _, c := range t.Columns {
-		l.head += int64(len(c)) + 4
+		l.group += int64(len(c)) + 4
 	}
+	l.head = requestOverhead + l.group
 	skip := merge(append([]Range(nil), o.Skip...))
 	var (
 		b   = l.newBatch()
@@ -202,7 +203,7 @@ func Load(ctx context.Context, t Target, src Source, o Options) (int64, error) {
 			idx++ // read
 			break
 		}
-		if len(b.rows) > 0 && (b.muts+l.rowMuts > o.MaxMutations || b.bytes+size > o.MaxBytes) {
+		if len(b.rows) > 0 && (b.muts+l.rowMuts > o.MaxMutations || b.bytes+size+l.groupBytes(b) > o.MaxBytes) {
 			if !l.send(ctx, b) {
 				b = l.newBatch()
 				idx++ // this row was read and not sent
@@ -211,6 +212,7 @@ func Load(ctx context.Context, t Target, src Source, o Options) (int64, error) {
 			}
 			b = l.newBatch()
 		}
+		size += l.groupBytes(b)
 		if b.bytes+size > o.MaxBytes {
 			row = idx
 			l.failed(invalid("the row's %d bytes make a request larger than the limit of %d", size, o.MaxBytes))
@@ -253,6 +255,7 @@ type loader struct {
 	wg      sync.WaitGroup
 	rowMuts int64
 	head    int64 // the bytes of a request besides its rows
+	group   int64 // the bytes of a mutation group besides its rows (NonAtomic)
 
 	stop            atomic.Bool // err is set
 	mu              sync.Mutex
@@ -265,6 +268,16 @@ type loader struct {
 
 func (l *loader) newBatch() *batch {
 	return &batch{write: &spannerpb.Mutation_Write{Table: l.t.Table, Columns: l.t.Columns}, bytes: l.head}
+}
+
+// groupBytes is what the next row of b adds to a BatchWrite request
+// besides itself: with NonAtomic, a row that begins a mutation group
+// brings the group's table and columns.
+func (l *loader) groupBytes(b *batch) int64 {
+	if l.o.NonAtomic && len(b.rows)%l.o.GroupRows == 0 {
+		return l.group
+	}
+	return 0
 }
 
 // encode converts the source's current row and returns it with the
