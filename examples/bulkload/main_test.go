@@ -25,7 +25,7 @@ func TestBulkLoadExample(t *testing.T) {
 		got := buf.String()
 		for _, want := range []string{
 			"loaded 50000 rows\n",
-			"the second load failed with AlreadyExists: rows committed [[0, 20000)], not committed [[20000, 50000)]\n",
+			"the second load failed with AlreadyExists: rows committed [[0, 20000)], rows from 20000 on not committed\n",
 			"resumed: loaded the other 30000 rows\n",
 			"the table holds 100000 rows, ids summing to 4999950000\n",
 		} {
