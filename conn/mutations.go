@@ -9,12 +9,12 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/spannerfast/spannerfast/internal/mutationpb"
 	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
 	txnengine "github.com/spannerfast/spannerfast/internal/txn"
+	"github.com/spannerfast/spannerfast/internal/wire"
 )
 
 // Mutations through the connection, with go-sql-spanner's method
@@ -103,16 +103,7 @@ func (c *Conn) apply(ctx context.Context, ms []*spanner.Mutation, opts ...spanne
 // there are no mutations, as the official client does. An abort runs both
 // again in a new transaction.
 func (c *Conn) applyInTxn(ctx context.Context, session string, ao stmtopts.ApplyOptions, pbs []*spannerpb.Mutation, key *spannerpb.Mutation) (*spannerpb.CommitResponse, error) {
-	o := txnengine.Options{
-		Begin:          ao.TxnOptions(),
-		Tag:            ao.Tag,
-		CommitPriority: ao.Priority,
-		CommitStats:    ao.ReturnCommitStats,
-	}
-	if ao.MaxCommitDelay != nil {
-		o.CommitDelay = *ao.MaxCommitDelay
-	}
-	t := txnengine.NewReadWrite(c.txnHost(), session, o)
+	t := txnengine.NewReadWrite(c.txnHost(), session, ao.Txn())
 	if err := t.Buffer(pbs, key); err != nil {
 		return nil, err
 	}
@@ -128,20 +119,10 @@ func (c *Conn) applyInTxn(ctx context.Context, session string, ao stmtopts.Apply
 // may be applied more than once. Like the official client it asks for no
 // commit statistics.
 func (c *Conn) applyAtLeastOnce(ctx context.Context, session string, ao stmtopts.ApplyOptions, pbs []*spannerpb.Mutation) (*spannerpb.CommitResponse, error) {
-	req := &spannerpb.CommitRequest{
-		Session:     session,
-		Transaction: &spannerpb.CommitRequest_SingleUseTransaction{SingleUseTransaction: ao.TxnOptions()},
-		Mutations:   pbs,
-	}
-	if ao.Priority != spannerpb.RequestOptions_PRIORITY_UNSPECIFIED || ao.Tag != "" {
-		req.RequestOptions = &spannerpb.RequestOptions{Priority: ao.Priority, TransactionTag: ao.Tag}
-	}
-	if ao.MaxCommitDelay != nil {
-		req.MaxCommitDelay = durationpb.New(*ao.MaxCommitDelay)
-	}
+	req := ao.SingleUseCommit(session, pbs)
 	ctx = c.client.SessionContext(ctx, session, true)
 	return txnengine.ApplyAtLeastOnce(ctx, c.client.Telemetry(), req, c.report("Commit"), func(ctx context.Context) (*spannerpb.CommitResponse, error) {
-		return c.client.Spanner().Commit(ctx, req)
+		return c.client.Spanner().Commit(ctx, req, wire.CommitCallOption()) // a load's rows encoded directly
 	})
 }
 

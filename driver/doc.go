@@ -29,6 +29,13 @@
 // SpannerNamedArg, PropertyValues, SpannerConn with its property setters
 // (each one the SET statement of its property).
 //
+// # Bulk load
+//
+// CopyFrom loads rows from a CopyFromSource (pgx's shape) in commits under
+// Spanner's limits and, when it fails, says in a *CopyError which rows
+// were committed; CopyResume loads the rest. BatchWrite is the official
+// client's Client.BatchWrite. See docs/bulk-load.md.
+//
 // Driver.Open, used only by code that calls the driver directly, caches one
 // Connector per DSN string so that all its connections share one Client;
 // those cached connectors live until the process ends.

@@ -62,6 +62,8 @@ func (a *clientArm) runWrite(ctx context.Context, w *workload.Workload, hs *heap
 		var sum uint64
 		var err error
 		switch w.Op {
+		case workload.OpCopyFrom:
+			sum, err = a.copyFrom(ctx, w)
 		case workload.OpApply:
 			_, err = a.c.Apply(ctx, a.writes.mutations[:w.Statements])
 			sum = uint64(w.Statements)

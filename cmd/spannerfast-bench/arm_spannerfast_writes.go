@@ -70,6 +70,8 @@ func (a *spannerfastArm) runWrite(ctx context.Context, w *workload.Workload, hs 
 			sum, err = a.apply(ctx, w)
 		case workload.OpROTxn:
 			sum, err = a.readOnly(ctx, w)
+		case workload.OpCopyFrom:
+			sum, err = a.copyFrom(ctx, w)
 		default:
 			err = fmt.Errorf("spannerfast arm: no way to run %s", w.Op)
 		}

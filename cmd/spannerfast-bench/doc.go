@@ -144,7 +144,7 @@
 //
 // Write workloads (operations per measurement at -scale 1; one operation
 // is one committed read-write transaction, rotxn's a read-only one;
-// figures are per operation, except txread-*, per row):
+// figures are per operation, except txread-* and copyfrom, per row):
 //
 //	insert             2,000 autocommit INSERTs of one row with 3 parameters
 //	txn10              500 transactions: a 1-row query, then 9 UPDATEs
@@ -158,6 +158,8 @@
 //	                   (as concurrent-point)
 //	rotxn              2,000 read-only transactions of two 1-row queries
 //	batchdml10         2,000 DML batches of 10 INSERTs
+//	copyfrom           a bulk load of 1,000,000 rows of 5 columns into a
+//	                   table with one index of one column
 //
 // The official client does what go-sql-spanner does for the same
 // database/sql calls: insert, txn10, rwtxn and the batches run in
@@ -176,7 +178,11 @@
 // may be replayed; with retry_aborts_internally=false (a DSN property) it
 // does not. Both spannerfast arms run them; the client, which keeps no
 // checksum, runs txread-nochecksum. The floors and client-borrow run no
-// writes, spannerfast-raw only the txread ones. The checksum of a write
+// writes, spannerfast-raw only the txread ones. copyfrom is driver.CopyFrom
+// of the rows for spannerfast (commits of 13,333 rows, four in flight) and
+// Client.Apply with ApplyAtLeastOnce of spanner.Insert mutations in batches
+// of 13,333 rows, one after another, for the client; both start from the
+// same [][]any. The checksum of a write
 // operation is its update counts (or its mutation count) plus the values
 // of the rows it read.
 //

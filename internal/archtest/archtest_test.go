@@ -67,6 +67,7 @@ var layers = map[string]int{
 	// 4: the options a statement or transaction comes with (they name
 	// partitions).
 	"internal/stmtopts": 4,
+	"internal/bulkload": 4, // CopyFrom's engine: commits under Spanner's limits, the rows' accounting (mutationpb, txn, transport)
 
 	// 5: the database/sql connection: routes statements to executors.
 	"conn": 5,

@@ -31,6 +31,9 @@
 //     GetOperation completes (SetOperationPolls); AddDDLError scripts a
 //     failing DDL operation. Nothing is applied.
 //   - PartitionQuery and partition tokens: see partitions.go.
+//   - BatchWrite (batchwrite.go): one response per mutation group, in
+//     order, OK unless SetBatchWriteScript says otherwise. Nothing is
+//     applied.
 //   - Everything else is UNIMPLEMENTED.
 //
 // # Streams

@@ -43,8 +43,9 @@ type Server struct {
 	methodFaults  map[string][]*faultState
 	nextID        int
 	commitRetries int
-	admin         *admin         // database admin and operations services (admin.go)
-	parts         partitionState // partitions.go
+	batchWrite    BatchWriteScript // BatchWrite's answer per group (batchwrite.go)
+	admin         *admin           // database admin and operations services (admin.go)
+	parts         partitionState   // partitions.go
 	streams       StreamOutcomes
 	dialectAsked  int         // DialectQuery streams received (dialect.go)
 	respHeader    metadata.MD // sent with every response (headers.go)

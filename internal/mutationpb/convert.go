@@ -164,7 +164,22 @@ func (l *layout) convert(m *spanner.Mutation) (pb *spannerpb.Mutation, err error
 // Like the client it does not compare the numbers of columns and values.
 func (l *layout) write(m *spanner.Mutation) (*spannerpb.Mutation_Write, error) {
 	table, cols := l.tableOf(m), l.columnsOf(m)
-	lv, bad, err := encodeValues(l.valuesOf(m), true)
+	lv, err := EncodeRow(table, cols, l.valuesOf(m))
+	if err != nil {
+		return nil, err
+	}
+	return &spannerpb.Mutation_Write{Table: table, Columns: cols, Values: []*structpb.ListValue{lv}}, nil
+}
+
+// EncodeRow encodes the values of one row of a write to table (an insert,
+// update, insert-or-update or replace of cols) as the client encodes a
+// mutation's values: the client's list of mutation types, then its
+// encoder. A value that fails gives an *Error (InvalidArgument) naming the
+// table and column; its Index is 0 (callers that number rows set it). It
+// is the conversion of Convert's writes, for callers that build a Write of
+// many rows themselves (internal/bulkload).
+func EncodeRow(table string, cols []string, vals []any) (*structpb.ListValue, error) {
+	lv, bad, err := encodeValues(vals, true)
 	if err != nil {
 		e := &Error{Table: table, Err: err}
 		if bad < len(cols) {
@@ -172,7 +187,7 @@ func (l *layout) write(m *spanner.Mutation) (*spannerpb.Mutation_Write, error) {
 		}
 		return nil, e
 	}
-	return &spannerpb.Mutation_Write{Table: table, Columns: cols, Values: []*structpb.ListValue{lv}}, nil
+	return lv, nil
 }
 
 // partError places err in the key or payload of a mutation; a layout error

@@ -90,12 +90,8 @@ func CheckMutationsUTF8(ms []*spannerpb.Mutation) error {
 		// insert-or-update or replace.
 		for _, w := range []*spannerpb.Mutation_Write{m.GetInsert(), m.GetUpdate(), m.GetInsertOrUpdate(), m.GetReplace()} {
 			for _, row := range w.GetValues() {
-				for i, v := range row.GetValues() {
-					if i < len(w.GetColumns()) {
-						if err := mutationUTF8(w.GetTable(), w.GetColumns()[i], v); err != nil {
-							return err
-						}
-					}
+				if err := CheckRowUTF8(w.GetTable(), w.GetColumns(), row); err != nil {
+					return err
 				}
 			}
 		}
@@ -104,6 +100,19 @@ func CheckMutationsUTF8(ms []*spannerpb.Mutation) error {
 				if err := mutationUTF8(d.GetTable(), "key", structpb.NewListValue(k)); err != nil {
 					return err
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// CheckRowUTF8 is CheckMutationsUTF8 for one row of a write of cols to
+// table.
+func CheckRowUTF8(table string, cols []string, row *structpb.ListValue) error {
+	for i, v := range row.GetValues() {
+		if i < len(cols) {
+			if err := mutationUTF8(table, cols[i], v); err != nil {
+				return err
 			}
 		}
 	}

@@ -9,8 +9,10 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/spannerfast/spannerfast/internal/mutationpb"
+	"github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // The options of a connection's Apply (spanner.ApplyOption), which take the
@@ -36,6 +38,38 @@ func (ao ApplyOptions) TxnOptions() *spannerpb.TransactionOptions {
 		IsolationLevel:              ao.Isolation,
 		ExcludeTxnFromChangeStreams: ao.ExcludeFromChangeStreams,
 	}
+}
+
+// Txn are the options of an Apply's read-write transaction of its own.
+func (ao ApplyOptions) Txn() txn.Options {
+	o := txn.Options{
+		Begin:          ao.TxnOptions(),
+		Tag:            ao.Tag,
+		CommitPriority: ao.Priority,
+		CommitStats:    ao.ReturnCommitStats,
+	}
+	if ao.MaxCommitDelay != nil {
+		o.CommitDelay = *ao.MaxCommitDelay
+	}
+	return o
+}
+
+// SingleUseCommit is the Commit of pbs in a single-use read-write
+// transaction with these options (Apply with ApplyAtLeastOnce; CopyFrom's
+// commits). Like the official client it asks for no commit statistics.
+func (ao ApplyOptions) SingleUseCommit(session string, pbs []*spannerpb.Mutation) *spannerpb.CommitRequest {
+	req := &spannerpb.CommitRequest{
+		Session:     session,
+		Transaction: &spannerpb.CommitRequest_SingleUseTransaction{SingleUseTransaction: ao.TxnOptions()},
+		Mutations:   pbs,
+	}
+	if ao.Priority != spannerpb.RequestOptions_PRIORITY_UNSPECIFIED || ao.Tag != "" {
+		req.RequestOptions = &spannerpb.RequestOptions{Priority: ao.Priority, TransactionTag: ao.Tag}
+	}
+	if ao.MaxCommitDelay != nil {
+		req.MaxCommitDelay = durationpb.New(*ao.MaxCommitDelay)
+	}
+	return req
 }
 
 // Reading spanner.ApplyOption values.

@@ -146,3 +146,8 @@ func (g *emulatorGate) touch() { g.active.Store(time.Now().UnixNano()) }
 
 // leave releases the gate; only its holder calls it.
 func (g *emulatorGate) leave() { <-g.sem }
+
+// OnEmulator reports whether the client's database is on the emulator,
+// which runs one read-write transaction per database at a time
+// (internal/bulkload sends one commit at a time there).
+func (c *Client) OnEmulator() bool { return c.emulator != nil }

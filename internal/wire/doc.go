@@ -5,4 +5,10 @@
 // reference to. Data, and every slice taken from it, is valid until Release is
 // called; after that the memory may be handed to another RPC. Exactly one party
 // owns a Frame at a time and that party calls Release exactly once.
+//
+// It also encodes the requests whose proto.Marshal costs most: an
+// ExecuteSqlRequest (request.go, StreamCodec) and the writes of a
+// CommitRequest (commit.go, CommitCodec, which single-use commits use:
+// Apply with ApplyAtLeastOnce and CopyFrom), byte for byte as
+// proto.Marshal writes them.
 package wire

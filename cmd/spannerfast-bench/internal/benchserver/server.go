@@ -232,6 +232,9 @@ func (s *Server) ExecuteSql(_ context.Context, req *spannerpb.ExecuteSqlRequest)
 	if isDML(req.GetSql()) {
 		return s.executeDML(req)
 	}
+	if req.GetSql() == IndexColumnsSQL {
+		return indexColumnsAnswer, nil
+	}
 	key, ok := s.resultKey(req)
 	if !ok {
 		return nil, status.Errorf(codes.InvalidArgument, "fake server has no result for SQL %q", req.GetSql())

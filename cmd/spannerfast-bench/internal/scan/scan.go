@@ -188,7 +188,7 @@ func Expected(w *workload.Workload) uint64 {
 	}
 	var perQuery uint64
 	switch w.Op {
-	case workload.OpInsert, workload.OpBatchDML, workload.OpApply:
+	case workload.OpInsert, workload.OpBatchDML, workload.OpApply, workload.OpCopyFrom:
 		return uint64(w.Statements) * uint64(w.Queries)
 	case workload.OpTxn:
 		return (rowsSum(0, w.Rows) + uint64(w.Statements-1)) * uint64(w.Queries)

@@ -293,7 +293,7 @@ func TestSelect(t *testing.T) {
 		t.Fatalf("%d reads + %d writes, %d in all", len(reads), len(writes), len(all))
 	}
 	for _, w := range writes {
-		if !w.Op.Write() || (w.Op == OpApply) == (w.SQL != "") || w.Statements < 1 && w.Op != OpTxRead {
+		if !w.Op.Write() || (w.Op == OpApply || w.Op == OpCopyFrom) == (w.SQL != "") || w.Statements < 1 && w.Op != OpTxRead {
 			t.Errorf("write workload %s: op %v, SQL %q, %d statements", w.Name, w.Op, w.SQL, w.Statements)
 		}
 	}

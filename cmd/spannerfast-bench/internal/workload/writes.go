@@ -53,6 +53,8 @@ func (o Op) String() string {
 		return "transaction-read"
 	case OpROTxn:
 		return "read-only-transaction"
+	case OpCopyFrom:
+		return "copyfrom"
 	}
 	return fmt.Sprintf("Op(%d)", int(o))
 }
@@ -134,5 +136,6 @@ func writeCatalog(scale float64, narrow, point []Column) []*Workload {
 			Op: OpBatchDML, Statements: 10, Queries: scaled(batch10Ops, scale), PerQuery: true, PerCall: true, SQL: InsertSQL},
 		txRead("txread-checksum", "narrow rows read in a read-write transaction, retry_aborts_internally=true (rows checksummed)", true),
 		txRead("txread-nochecksum", "narrow rows read in a read-write transaction, retry_aborts_internally=false (no checksum)", false),
+		copyCatalog(scale),
 	}
 }
