@@ -168,7 +168,7 @@ func (t *Txn) RunSavepoint(ctx context.Context, op SavepointOp, name string, r S
 	if r.Support == SavepointsFailAfterRollback {
 		t.id = nil
 		t.failed = &failedAfterRollbackError{name: name}
-		return t.failed
+		return nil // the statements that follow fail, as in the JDBC driver
 	}
 	return t.replayTo(ctx, sp)
 }
