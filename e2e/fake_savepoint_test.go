@@ -160,4 +160,3 @@ func BenchmarkRollbackToSavepoint(b *testing.B) {
 		})
 	}
 }
-

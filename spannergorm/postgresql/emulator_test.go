@@ -438,4 +438,3 @@ func TestEmulatorWithoutBatchingOrIdentity(t *testing.T) {
 		t.Fatalf("insert without key: %v, want an error about id", err)
 	}
 }
-
