@@ -227,6 +227,12 @@ func spScenarios(t *testing.T, db *sql.DB, pg bool) {
 		emuWantCode(t, err, codes.InvalidArgument)
 	})
 
+	t.Run("in a string of several statements", func(t *testing.T) {
+		reset()
+		emuExec(t, ctx, db, "BEGIN; INSERT INTO t (id) VALUES (1); SAVEPOINT a; INSERT INTO t (id) VALUES (2); ROLLBACK TO a; INSERT INTO t (id) VALUES (3); COMMIT")
+		spWant(t, "committed", spIDs(t, ctx, db), 1, 3)
+	})
+
 	t.Run("read-only", func(t *testing.T) {
 		reset()
 		emuExec(t, ctx, db, "INSERT INTO t (id) VALUES (1)")
