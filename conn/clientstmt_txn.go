@@ -96,7 +96,7 @@ func (c *Conn) savepoint(ctx context.Context, op txnengine.SavepointOp, name str
 		err = txnengine.ErrSavepointInBatch
 	} else if c.tx != nil {
 		err = c.tx.RunSavepoint(ctx, op, name, txnengine.SavepointRules{Support: txnengine.SavepointSupport(c.props().SavepointSupport),
-			IgnoreCase: c.props().DatabaseDialect != dsn.DialectPostgreSQL, Before: c.flushAutoBatch})
+			IgnoreCase: c.props().DatabaseDialect != dsn.DialectPostgreSQL, Before: c.flushAutoBatch, RolledBack: c.state.RolledBackToSavepoint})
 	}
 	return c.pgError(err)
 }

@@ -57,7 +57,7 @@ func init() {
 		sqlparse.CmdRunPartition:        {kind: kindBatchRun, rows: (*Conn).runStatement},
 		sqlparse.CmdRunPartitionedQuery: {kind: kindBatchRun, rows: (*Conn).runStatement},
 		sqlparse.CmdSavepoint:           {kind: kindClientSet, exec: noResultCtx((*Conn).savepointStatement)},
-		sqlparse.CmdRollbackTo:          {kind: kindClientSet, exec: noResultCtx((*Conn).savepointStatement)},
+		sqlparse.CmdRollbackTo:          {kind: kindClientRollback, exec: noResultCtx((*Conn).savepointStatement)},
 		sqlparse.CmdRelease:             {kind: kindClientSet, exec: noResultCtx((*Conn).savepointStatement)},
 	}
 }

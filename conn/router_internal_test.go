@@ -27,7 +27,7 @@ func TestClientRoutes(t *testing.T) {
 		"ROLLBACK": kindClientRollback, "START BATCH DDL": kindBatchStart, "RUN BATCH": kindBatchRun,
 		"ABORT BATCH": kindBatchAbort, "PARTITION SELECT 1": kindPartition,
 		"RUN PARTITION 'x'": kindBatchRun, "RUN PARTITIONED QUERY SELECT 1": kindBatchRun,
-		"SAVEPOINT s": kindClientSet, "ROLLBACK TO s": kindClientSet, "RELEASE s": kindClientSet,
+		"SAVEPOINT s": kindClientSet, "ROLLBACK TO s": kindClientRollback, "RELEASE s": kindClientSet,
 	} {
 		st, err := parseStatement(text)
 		if err != nil {

@@ -297,3 +297,42 @@ func TestEmulatorSavepointSupport(t *testing.T) {
 	emuExec(t, ctx, c, "COMMIT")
 	spWant(t, "committed whole", spIDs(t, ctx, db), 1, 2)
 }
+
+// TestEmulatorPGSavepointInFailedTransaction: under EnforceInErrorState
+// (PostgreSQL's rule) ROLLBACK TO a savepoint set before the failed
+// statement is accepted and ends the failed state, as in PostgreSQL, while
+// SAVEPOINT and RELEASE are refused with 25P02 like any other statement;
+// the transaction then goes on and commits the work before the savepoint.
+func TestEmulatorPGSavepointInFailedTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := emuCtx(t)
+	db, _ := emuPGDB(t, spPGDDL)
+	c := dbConn(t, db)
+	if err := c.Raw(func(dc any) error {
+		return dc.(sfdriver.SpannerConn).SetInErrorTxBehavior(sfdriver.InErrorTxBehaviorEnforceInErrorState)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	emuExec(t, ctx, c, "BEGIN")
+	emuExec(t, ctx, c, "INSERT INTO t (id) VALUES (1)")
+	emuExec(t, ctx, c, "SAVEPOINT a")
+	if _, err := c.ExecContext(ctx, "INSERT INTO t (id) VALUES (1)"); sfdriver.ToPGSQLState(err) != "23505" {
+		t.Fatalf("duplicate key: %v", err)
+	}
+	for _, s := range []string{"SAVEPOINT b", "RELEASE a"} {
+		if _, err := c.ExecContext(ctx, s); sfdriver.ToPGSQLState(err) != "25P02" {
+			t.Fatalf("%s in the failed transaction: %v, want 25P02", s, err)
+		}
+	}
+	emuExec(t, ctx, c, "ROLLBACK TO a")
+	var state sfdriver.TransactionState
+	if err := c.Raw(func(dc any) error { state = dc.(sfdriver.SpannerConn).TransactionState(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if state != sfdriver.TransactionStateTransaction {
+		t.Fatalf("state after ROLLBACK TO %q, want 'T'", state)
+	}
+	emuExec(t, ctx, c, "INSERT INTO t (id) VALUES (2)")
+	emuExec(t, ctx, c, "COMMIT")
+	spWant(t, "committed", spIDs(t, ctx, db), 1, 2)
+}

@@ -61,6 +61,9 @@ type SavepointRules struct {
 	// connection sends its automatic DML batch, whose statements come
 	// before the savepoint command).
 	Before func(context.Context) error
+	// RolledBack, if set, runs after a ROLLBACK TO that succeeded (the
+	// connection's failed-transaction state, internal/connstate).
+	RolledBack func()
 }
 
 // savepoint is a mark in the transaction.
@@ -145,6 +148,15 @@ func (t *Txn) RunSavepoint(ctx context.Context, op SavepointOp, name string, r S
 		t.savepoints = t.savepoints[:i]
 		return nil
 	}
+	err := t.rollbackTo(ctx, i, r)
+	if err == nil && r.RolledBack != nil {
+		r.RolledBack()
+	}
+	return err
+}
+
+// rollbackTo rolls the transaction back to its savepoint i.
+func (t *Txn) rollbackTo(ctx context.Context, i int, r SavepointRules) error {
 	if t.failed != nil {
 		return t.failed
 	}
@@ -167,7 +179,7 @@ func (t *Txn) RunSavepoint(ctx context.Context, op SavepointOp, name string, r S
 	}
 	if r.Support == SavepointsFailAfterRollback {
 		t.id = nil
-		t.failed = &failedAfterRollbackError{name: name}
+		t.failed = &failedAfterRollbackError{name: sp.name}
 		return nil // the statements that follow fail, as in the JDBC driver
 	}
 	return t.replayTo(ctx, sp)
