@@ -79,6 +79,10 @@ func TestFakeRollbackToSavepoint(t *testing.T) {
 		t.Fatalf("replayed %q and %q, want the statements before the savepoint", q.GetSql(), dml.GetSql())
 	}
 	s.ResetRequests()
+	emuExec(t, ctx, tx, "ROLLBACK TO a") // nothing since the savepoint: nothing to undo
+	if got := spTxnMethods(s); len(got) != 0 {
+		t.Fatalf("a second ROLLBACK TO sent %v, want nothing", spMethodNames(got))
+	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +118,35 @@ func TestFakeRollbackToSavepointDataChanged(t *testing.T) {
 	}
 	if err := tx.Commit(); !errors.Is(err, sfdriver.ErrAbortedDueToConcurrentModification) {
 		t.Fatalf("Commit after the failed replay: %v", err)
+	}
+}
+
+// TestFakeRollbackToSavepointReplayFails: a replay that cannot finish
+// (BeginTransaction refused) fails ROLLBACK TO with that error, and the
+// transaction with it: the new transaction would lack the statements
+// before the savepoint, so it must not commit.
+func TestFakeRollbackToSavepointReplayFails(t *testing.T) {
+	ctx := context.Background()
+	s, db := startTxnFake(t)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, txnUpdate); err != nil {
+		t.Fatal(err)
+	}
+	emuExec(t, ctx, tx, "SAVEPOINT a")
+	if _, err := tx.ExecContext(ctx, txnInsert); err != nil {
+		t.Fatal(err)
+	}
+	s.AddMethodFault("BeginTransaction", fakespanner.Fault{Err: status.Error(codes.PermissionDenied, "no")})
+	_, err = tx.ExecContext(ctx, "ROLLBACK TO a")
+	emuWantCode(t, err, codes.PermissionDenied)
+	s.ResetRequests()
+	err = tx.Commit()
+	emuWantCode(t, err, codes.PermissionDenied)
+	if n := len(s.RequestsFor("Commit")); n != 0 {
+		t.Fatalf("%d Commit requests after the failed replay, want none", n)
 	}
 }
 

@@ -200,8 +200,12 @@ func (t *Txn) replayTo(ctx context.Context, sp savepoint) error {
 	if len(t.log) == 0 {
 		return nil // the next statement begins the new transaction
 	}
-	t.Options.Explicit = true
-	err := t.replayReported(ctx, 1)
+	// Begun first, as the replay after an abort begins, so that a failure
+	// to begin is reported as itself, not as a replayed statement's.
+	err := t.begin(ctx, nil)
+	if err == nil {
+		err = t.replayReported(ctx, 1)
+	}
 	if IsAborted(err) && !errors.Is(err, ErrAbortedDueToConcurrentModification) {
 		err = t.replayAfter(ctx, err)
 	}
