@@ -233,6 +233,23 @@ func spScenarios(t *testing.T, db *sql.DB, pg bool) {
 		spWant(t, "committed", spIDs(t, ctx, db), 1, 3)
 	})
 
+	t.Run("property changes are not undone", func(t *testing.T) {
+		reset()
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		emuExec(t, ctx, c, "BEGIN")
+		emuExec(t, ctx, c, "SAVEPOINT a")
+		emuExec(t, ctx, c, "SET LOCAL spanner.rpc_priority = 'LOW'")
+		emuExec(t, ctx, c, "ROLLBACK TO a")
+		if got := emuColumn[string](t, ctx, c, "SHOW VARIABLE spanner.rpc_priority"); len(got) != 1 || got[0] != "PRIORITY_LOW" {
+			t.Fatalf("rpc_priority after ROLLBACK TO: %q, want PRIORITY_LOW (kept)", got)
+		}
+		emuExec(t, ctx, c, "COMMIT")
+	})
+
 	t.Run("read-only", func(t *testing.T) {
 		reset()
 		emuExec(t, ctx, db, "INSERT INTO t (id) VALUES (1)")
