@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 
-	"github.com/spannerfast/spannerfast/internal/stmtopts"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/spannerfast/spannerfast/internal/stmtopts"
+	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // Isolation-level flag bits, go-sql-spanner's: database/sql passes
@@ -120,7 +122,10 @@ func (c *Conn) commit(ctx context.Context) (err error) {
 		err = c.sessions.EnterPendingReadWrite(cctx)
 	}
 	if err == nil {
-		err = c.commitReplaying(cctx, t)
+		var resp *spannerpb.CommitResponse // replayed first if aborted; kept for SHOW VARIABLE
+		if resp, err = t.Commit(cctx); err == nil {
+			c.noteCommit(resp)
+		}
 	}
 	committed = err == nil
 	if err != nil {
@@ -130,31 +135,11 @@ func (c *Conn) commit(ctx context.Context) (err error) {
 	return err
 }
 
-// commitReplaying commits a read-write transaction, replaying it first
-// whenever Spanner aborts it (if replays are on), and keeps the commit's
-// outcome for SHOW VARIABLE.
-func (c *Conn) commitReplaying(ctx context.Context, t *txn) error {
-	resp, err := t.Commit(ctx)
-	if err == nil {
-		c.noteCommit(resp)
-	}
-	return err
-}
-
 // noteUnknownOutcome marks the connection for discarding when a commit or
-// rollback failed in a way that leaves open what the server did (the call
-// broke off rather than being refused; a *CommitOutcomeUnknownError):
-// database/sql then drops the connection instead of handing it to the next
-// user.
+// rollback left open what the server did (txn.OutcomeUnknown): database/sql
+// then drops the connection instead of handing it to the next user.
 func (c *Conn) noteUnknownOutcome(err error) {
-	if errors.Is(err, ErrCommitOutcomeUnknown) {
-		c.stateUnknown = true
-		return
-	}
-	switch status.Code(err) {
-	case codes.Unknown, codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.Internal:
-		c.stateUnknown = true
-	}
+	c.stateUnknown = c.stateUnknown || txnengine.OutcomeUnknown(err)
 }
 
 // rollback ends the connection's transaction without committing.

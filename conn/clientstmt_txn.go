@@ -12,6 +12,7 @@ import (
 	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
+	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // Transaction statements (BEGIN, COMMIT, ROLLBACK, SET TRANSACTION) and the
@@ -77,6 +78,27 @@ func (c *Conn) endStatement(ctx context.Context, st statement) error {
 		err = c.rollback(ctx)
 	}
 	return err
+}
+
+// savepointStatement runs SAVEPOINT, ROLLBACK TO, RELEASE as the Go API does.
+func (c *Conn) savepointStatement(ctx context.Context, st statement) error {
+	if st.invalid != nil {
+		return st.invalid
+	}
+	return c.savepoint(ctx, txnengine.SavepointCreate+txnengine.SavepointOp(st.client.Command-sqlparse.CmdSavepoint), st.client.Savepoint)
+}
+
+// savepoint runs a savepoint command (internal/txn's rules) after sending
+// the automatic DML batch, whose statements come before it.
+func (c *Conn) savepoint(ctx context.Context, op txnengine.SavepointOp, name string) error {
+	err := txnengine.ErrSavepointNeedsTransaction
+	if b := c.activeBatch(); b != nil && !b.auto {
+		err = txnengine.ErrSavepointInBatch
+	} else if c.tx != nil {
+		err = c.tx.RunSavepoint(ctx, op, name, txnengine.SavepointRules{Support: txnengine.SavepointSupport(c.props().SavepointSupport),
+			IgnoreCase: c.props().DatabaseDialect != dsn.DialectPostgreSQL, Before: c.flushAutoBatch, RolledBack: c.state.RolledBackToSavepoint})
+	}
+	return c.pgError(err)
 }
 
 // setTransaction runs SET TRANSACTION: it changes the open transaction,

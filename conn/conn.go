@@ -60,7 +60,8 @@ type Conn struct {
 	// for the next query made with the same caller context.
 	streamCtx stream.ContextPool
 
-	sessions transport.SessionLease // the session of its requests and the emulator's gate (session.go)
+	sessions             transport.SessionLease // the session of its requests and the emulator's gate (session.go)
+	txnengine.Savepoints                        // the Go API of savepoints: Savepoint, RollbackToSavepoint, ReleaseSavepoint (clientstmt_txn.go)
 }
 
 var (
@@ -79,6 +80,7 @@ var (
 // connector's cache (NewStatementCache; nil: none).
 func New(c *transport.Client, statements *sqlparse.Cache) *Conn {
 	cn := &Conn{client: c, state: connstate.New(c.Config()), sessions: c.NewSessionLease()}
+	cn.Savepoints = txnengine.NewSavepoints(cn.savepoint)
 	cn.setStatements(statements)
 	return cn
 }

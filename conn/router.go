@@ -36,7 +36,7 @@ type clientRoute struct {
 // clientRoutes maps each command to its route. It is filled by init, not
 // by its declaration, because executors parse inner statements and parsing
 // reads the table's kinds: a declaration would be an initialization cycle.
-var clientRoutes [sqlparse.CmdRunPartitionedQuery + 1]clientRoute
+var clientRoutes [sqlparse.CmdRelease + 1]clientRoute
 
 func init() {
 	clientRoutes = [...]clientRoute{
@@ -56,6 +56,9 @@ func init() {
 		sqlparse.CmdPartition:           {kind: kindPartition, rows: (*Conn).partitionStatement},
 		sqlparse.CmdRunPartition:        {kind: kindBatchRun, rows: (*Conn).runStatement},
 		sqlparse.CmdRunPartitionedQuery: {kind: kindBatchRun, rows: (*Conn).runStatement},
+		sqlparse.CmdSavepoint:           {kind: kindClientSet, exec: noResultCtx((*Conn).savepointStatement)},
+		sqlparse.CmdRollbackTo:          {kind: kindClientRollback, exec: noResultCtx((*Conn).savepointStatement)},
+		sqlparse.CmdRelease:             {kind: kindClientSet, exec: noResultCtx((*Conn).savepointStatement)},
 	}
 }
 

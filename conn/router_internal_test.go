@@ -7,7 +7,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/spannerfast/spannerfast/dsn"
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
+	txnengine "github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // TestClientRoutes: every command has exactly one way to run, and the
@@ -25,6 +27,7 @@ func TestClientRoutes(t *testing.T) {
 		"ROLLBACK": kindClientRollback, "START BATCH DDL": kindBatchStart, "RUN BATCH": kindBatchRun,
 		"ABORT BATCH": kindBatchAbort, "PARTITION SELECT 1": kindPartition,
 		"RUN PARTITION 'x'": kindBatchRun, "RUN PARTITIONED QUERY SELECT 1": kindBatchRun,
+		"SAVEPOINT s": kindClientSet, "ROLLBACK TO s": kindClientRollback, "RELEASE s": kindClientSet,
 	} {
 		st, err := parseStatement(text)
 		if err != nil {
@@ -39,6 +42,26 @@ func TestClientRoutes(t *testing.T) {
 	}
 	if _, ok := clientRouteOf(statement{kind: kindQuery}); ok {
 		t.Error("a query has a client route")
+	}
+}
+
+// TestSavepointCommands: savepointStatement's arithmetic maps each savepoint
+// command to its operation, and savepoint_support's values are the
+// engine's.
+func TestSavepointCommands(t *testing.T) {
+	for cmd, want := range map[sqlparse.Command]txnengine.SavepointOp{
+		sqlparse.CmdSavepoint: txnengine.SavepointCreate, sqlparse.CmdRollbackTo: txnengine.SavepointRollbackTo, sqlparse.CmdRelease: txnengine.SavepointRelease,
+	} {
+		if got := txnengine.SavepointCreate + txnengine.SavepointOp(cmd-sqlparse.CmdSavepoint); got != want {
+			t.Errorf("command %d: op %d, want %d", cmd, got, want)
+		}
+	}
+	for d, e := range map[dsn.SavepointSupport]txnengine.SavepointSupport{
+		dsn.SavepointsEnabled: txnengine.SavepointsEnabled, dsn.SavepointsFailAfterRollback: txnengine.SavepointsFailAfterRollback, dsn.SavepointsDisabled: txnengine.SavepointsDisabled,
+	} {
+		if txnengine.SavepointSupport(d) != e {
+			t.Errorf("savepoint_support %s is the engine's %s", d, e)
+		}
 	}
 }
 

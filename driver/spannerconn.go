@@ -9,6 +9,7 @@ import (
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
 
 	"github.com/spannerfast/spannerfast/conn"
+	"github.com/spannerfast/spannerfast/internal/txn"
 )
 
 // SpannerConn is what a spannerfast connection offers beyond database/sql,
@@ -129,9 +130,42 @@ type SpannerConn interface {
 	UnderlyingClient() (client *spanner.Client, err error)
 }
 
+// SavepointConn is the Go API of savepoints, reached through sql.Conn.Raw
+// as SpannerConn is (*conn.Conn has both). Each method is the statement
+// of the same name and runs its code (docs/transactions.md#savepoints):
+//
+//	err := c.Raw(func(dc any) error {
+//		return dc.(spannerdriver.SavepointConn).Savepoint(ctx, "before_items")
+//	})
+//
+// A name here is the savepoint's name itself: it is not unquoted, and in
+// PostgreSQL not folded to lower case as a plain identifier in SAVEPOINT is.
+type SavepointConn interface {
+	// Savepoint sets a savepoint in the connection's transaction
+	// (SAVEPOINT name). A newer savepoint of the same name hides the
+	// older one until it is released.
+	Savepoint(ctx context.Context, name string) error
+	// RollbackToSavepoint undoes what the transaction did after the
+	// savepoint and keeps it (ROLLBACK TO SAVEPOINT name): the Spanner
+	// transaction is rolled back and the statements before the savepoint
+	// are replayed in a new one, which fails with
+	// ErrAbortedDueToConcurrentModification if they see different data.
+	RollbackToSavepoint(ctx context.Context, name string) error
+	// ReleaseSavepoint removes the savepoint and the later ones, keeping
+	// what the transaction did (RELEASE SAVEPOINT name).
+	ReleaseSavepoint(ctx context.Context, name string) error
+}
+
+// ErrUnknownSavepoint is matched (errors.Is) by the error of ROLLBACK TO or
+// RELEASE of a savepoint the transaction does not have.
+var ErrUnknownSavepoint = txn.ErrUnknownSavepoint
+
 // SpannerResult is the result of a DML batch: the total rows affected and
 // each statement's count (BatchRowsAffected).
 type SpannerResult = conn.SpannerResult
 
 // *conn.Conn is the driver.Conn that Raw hands to its callback.
-var _ SpannerConn = (*conn.Conn)(nil)
+var (
+	_ SpannerConn   = (*conn.Conn)(nil)
+	_ SavepointConn = (*conn.Conn)(nil)
+)

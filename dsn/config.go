@@ -107,6 +107,23 @@ const (
 	BeginTransactionExplicit BeginTransactionOption = "EXPLICIT"
 )
 
+// SavepointSupport is the value of savepoint_support: what savepoints may
+// do (the JDBC driver's values; docs/transactions.md#savepoints).
+type SavepointSupport string
+
+// SavepointSupport values.
+const (
+	// SavepointsEnabled (the default): ROLLBACK TO a savepoint rolls the
+	// transaction back and replays the statements before the savepoint.
+	SavepointsEnabled SavepointSupport = "ENABLED"
+	// SavepointsFailAfterRollback: savepoints may be set and released, but
+	// ROLLBACK TO a savepoint of a read-write transaction rolls it back
+	// without a replay and the transaction fails from then on.
+	SavepointsFailAfterRollback SavepointSupport = "FAIL_AFTER_ROLLBACK"
+	// SavepointsDisabled: SAVEPOINT fails.
+	SavepointsDisabled SavepointSupport = "DISABLED"
+)
+
 // AutocommitDMLMode is the value of autocommit_dml_mode.
 type AutocommitDMLMode string
 
@@ -300,6 +317,9 @@ type Config struct {
 	// RetryAbortsInternally (retry_aborts_internally, default true) replays
 	// aborted read-write transactions.
 	RetryAbortsInternally bool
+	// SavepointSupport (savepoint_support, default ENABLED) is what
+	// savepoints may do.
+	SavepointSupport SavepointSupport
 	// ReadOnlyStaleness (read_only_staleness) is the timestamp bound of
 	// read-only transactions and single-use queries (default STRONG).
 	ReadOnlyStaleness Staleness
@@ -445,6 +465,7 @@ func NewConfig() *Config {
 		BeginTransactionOption: BeginTransactionInline,
 		AutocommitDMLMode:      AutocommitTransactional,
 		RetryAbortsInternally:  true,
+		SavepointSupport:       SavepointsEnabled,
 		ReadOnlyStaleness:      Staleness{Kind: StalenessStrong},
 		RPCPriority:            PriorityUnspecified,
 		CommitPriority:         PriorityUnspecified,

@@ -205,6 +205,10 @@ var properties = []property{
 		doc("how DML outside a transaction runs: in a read-write transaction of its own, or as partitioned DML"),
 	boolProp("retry_aborts_internally", func(c *Config) *bool { return &c.RetryAbortsInternally }).txnOption(true, false).
 		doc("replays an aborted read-write transaction and checks that it read the same"),
+	enumProp("savepoint_support", func(c *Config) *SavepointSupport { return &c.SavepointSupport }, map[string]SavepointSupport{
+		"ENABLED": SavepointsEnabled, "FAILAFTERROLLBACK": SavepointsFailAfterRollback, "DISABLED": SavepointsDisabled,
+	}, "ENABLED, FAIL_AFTER_ROLLBACK or DISABLED").
+		doc("what savepoints may do: ENABLED, ROLLBACK TO replays the statements before the savepoint in a new transaction (it needs retry_aborts_internally); FAIL_AFTER_ROLLBACK, ROLLBACK TO rolls a read-write transaction back and it fails from then on; DISABLED, SAVEPOINT fails"),
 	property{name: "read_only_staleness", kind: kindEnum, typ: "staleness",
 		set: func(c *Config, v string) *Error {
 			s, err := ParseStaleness(v)

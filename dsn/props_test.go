@@ -56,6 +56,7 @@ var propCases = []propCase{
 	{name: "begin_transaction_option", wantDef: "1", set: "EXPLICIT", wantSet: "2"},
 	{name: "autocommit_dml_mode", wantDef: "Transactional", set: "PARTITIONED_NON_ATOMIC", wantSet: "Partitioned_Non_Atomic"},
 	{name: "retry_aborts_internally", wantDef: true, set: "false", wantSet: false},
+	{name: "savepoint_support", wantDef: "ENABLED", set: "fail_after_rollback", wantSet: "FAIL_AFTER_ROLLBACK", canonical: "FAIL_AFTER_ROLLBACK"},
 	{name: "read_only_staleness", wantDef: "(strong)", set: "EXACT_STALENESS 10s", wantSet: "(exactStaleness: 10s)"},
 	{name: "rpc_priority", wantDef: "PRIORITY_UNSPECIFIED", set: "LOW", wantSet: "PRIORITY_LOW"},
 	{name: "commit_priority", wantDef: "PRIORITY_UNSPECIFIED", set: "HIGH", wantSet: "PRIORITY_HIGH"},

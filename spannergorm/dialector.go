@@ -111,6 +111,21 @@ func (d Dialector) pool() (gorm.ConnPool, error) {
 	return sql.Open(name, d.DSN)
 }
 
+var _ gorm.SavePointerDialectorInterface = Dialector{}
+
+// SavePoint sets a savepoint for a nested transaction (the driver's
+// SAVEPOINT; gormcore.SavePoint), so that nested transactions work as GORM
+// documents them (docs/gorm.md#nested-transactions).
+func (Dialector) SavePoint(tx *gorm.DB, name string) error {
+	return gormcore.SavePoint(tx, sqlparse.GoogleSQL, name)
+}
+
+// RollbackTo rolls a failed nested transaction back to its savepoint (the
+// driver's ROLLBACK TO SAVEPOINT: the statements before it are replayed).
+func (Dialector) RollbackTo(tx *gorm.DB, name string) error {
+	return gormcore.RollbackTo(tx, sqlparse.GoogleSQL, name)
+}
+
 // Migrator returns the Spanner migrator.
 func (d Dialector) Migrator(db *gorm.DB) gorm.Migrator {
 	return Migrator{

@@ -143,7 +143,7 @@ func googleSQLSchema(t *testing.T, db *gorm.DB) {
 // TestEmulatorGORMSuite runs the scenarios of dialecttest.Suite on a
 // GoogleSQL database, each a subtest: AutoMigrateTwice, Types,
 // CommitTimestamps, Identity, Interleaved, ForeignKeys, Associations,
-// Transactions, RunTransactionAborts, Batches.
+// Transactions, NestedTransactions, RunTransactionAborts, Batches.
 func TestEmulatorGORMSuite(t *testing.T) {
 	t.Parallel()
 	dialecttest.Suite(t, googleSQL(), &gorm.Config{Logger: logger.Discard})

@@ -75,6 +75,17 @@ func (s *Store) NoteStatementFailed() {
 	}
 }
 
+// RolledBackToSavepoint records a successful ROLLBACK TO a savepoint.
+// Under EnforceInErrorState it ends the failed state, as in PostgreSQL: no
+// savepoint can be set once the transaction failed, so the statement that
+// failed came after the savepoint and is undone with the rest. Under the
+// other rules a savepoint may follow the failure, and the state stays.
+func (s *Store) RolledBackToSavepoint() {
+	if s.EnforcingFailed() {
+		s.txFailed = false
+	}
+}
+
 // EnforcingFailed reports whether the open transaction failed and the
 // connection enforces PostgreSQL's rule for it: statements are refused
 // (CheckRunnable) and COMMIT rolls back.

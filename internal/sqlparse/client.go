@@ -26,6 +26,9 @@ const (
 	CmdPartition                   // PARTITION <query>
 	CmdRunPartition                // RUN PARTITION '<id>'
 	CmdRunPartitionedQuery         // RUN PARTITIONED QUERY <query> (and any other RUN PARTITIONED)
+	CmdSavepoint                   // SAVEPOINT name
+	CmdRollbackTo                  // ROLLBACK TO [SAVEPOINT] name (PostgreSQL: ROLLBACK [WORK | TRANSACTION] TO ...)
+	CmdRelease                     // RELEASE [SAVEPOINT] name
 )
 
 // ClientStatement is a client-side statement, read once when the statement
@@ -54,6 +57,10 @@ type ClientStatement struct {
 	Batch BatchKind
 	// Query is the query of PARTITION and RUN PARTITIONED QUERY, parsed.
 	Query *Statement
+	// Savepoint is the savepoint that SAVEPOINT, ROLLBACK TO and RELEASE
+	// name (savepoint.go): the name a quoted identifier stands for, or a
+	// plain one as written (PostgreSQL: in lower case).
+	Savepoint string
 }
 
 // TxnOptions are the options of BEGIN and SET TRANSACTION. They are shared
@@ -102,6 +109,12 @@ func parseClient(d *dialect, st *Statement, form clientForm) {
 		err = c.parseBegin(d, st.Keyword, st.rest)
 	case formEnd:
 		err = c.parseEnd(d, st.Keyword, st.rest)
+	case formSavepoint:
+		c.Command = CmdSavepoint
+		c.Savepoint, err = savepointName(d, "SAVEPOINT", st.rest, false)
+	case formRelease:
+		c.Command = CmdRelease
+		c.Savepoint, err = savepointName(d, "RELEASE", st.rest, true)
 	case formBatch:
 		err = c.parseBatch(d, st.Keyword, st.rest, st.SQL)
 	case formPartition:
@@ -283,6 +296,12 @@ func (c *ClientStatement) parseEnd(d *dialect, keyword, rest string) error {
 	c.Command = CmdCommit
 	if keyword == "ROLLBACK" || keyword == "ABORT" {
 		c.Command = CmdRollback
+	}
+	if to, ok := rollbackTo(d, keyword, rest); ok {
+		c.Command = CmdRollbackTo
+		var err error
+		c.Savepoint, err = savepointName(d, "ROLLBACK TO", to, true)
+		return err
 	}
 	ws, err := wordsAfterTransaction(d, rest)
 	if err == nil && len(ws) > 0 && !(len(ws) == 1 && ws[0] == ";") {

@@ -241,8 +241,8 @@ func describeClient(c *ClientStatement) string {
 		}
 		return fmt.Sprint(*p)
 	}
-	s := fmt.Sprintf("cmd=%d name=%q value=%q default=%v column=%q text=%q ro=%s iso=%d deferrable=%s batch=%d",
-		c.Command, c.Name, c.Value, c.Default, c.Column, c.Text, b(c.Txn.ReadOnly), c.Txn.Isolation, b(c.Txn.Deferrable), c.Batch)
+	s := fmt.Sprintf("cmd=%d name=%q value=%q default=%v column=%q text=%q ro=%s iso=%d deferrable=%s batch=%d savepoint=%q",
+		c.Command, c.Name, c.Value, c.Default, c.Column, c.Text, b(c.Txn.ReadOnly), c.Txn.Isolation, b(c.Txn.Deferrable), c.Batch, c.Savepoint)
 	if c.Query != nil {
 		s += " query={" + describe(*c.Query) + "}"
 	}

@@ -71,6 +71,8 @@ const (
 	formPartition            // PARTITION <query>
 	formStart                // PostgreSQL: START [TRANSACTION | WORK] ... or START BATCH ...
 	formAbort                // PostgreSQL: ABORT [TRANSACTION | WORK] (a rollback) or ABORT BATCH
+	formSavepoint            // SAVEPOINT name
+	formRelease              // RELEASE [SAVEPOINT] name
 )
 
 // googleSQL is the GoogleSQL dialect. START is always START BATCH: as in
@@ -87,6 +89,7 @@ var googleSQL = dialect{next: next, keywords: []keyword{
 	{"START", Client, NotDML, formBatch}, {"RUN", Client, NotDML, formBatch}, {"ABORT", Client, NotDML, formBatch},
 	// RUN PARTITION and RUN PARTITIONED QUERY start with RUN.
 	{"PARTITION", Client, NotDML, formPartition},
+	{"SAVEPOINT", Client, NotDML, formSavepoint}, {"RELEASE", Client, NotDML, formRelease},
 }}
 
 // postgreSQL is Spanner's PostgreSQL dialect: the GoogleSQL keywords, with
@@ -106,6 +109,7 @@ var postgreSQL = dialect{pg: true, next: nextPG, keywords: []keyword{
 	{"END", Client, NotDML, formEnd},
 	{"START", Client, NotDML, formStart}, {"RUN", Client, NotDML, formBatch}, {"ABORT", Client, NotDML, formAbort},
 	{"PARTITION", Client, NotDML, formPartition},
+	{"SAVEPOINT", Client, NotDML, formSavepoint}, {"RELEASE", Client, NotDML, formRelease},
 }}
 
 // lookup returns the entry of word (any case), or nil.

@@ -141,3 +141,18 @@ func commitFailure(uncertain, last error) error {
 		return &CommitOutcomeUnknownError{Cause: uncertain, Retry: last}
 	}
 }
+
+// OutcomeUnknown reports whether a commit or rollback failed in a way that
+// leaves open what the server did: the call broke off rather than being
+// refused, or the commit's outcome is unknown (*CommitOutcomeUnknownError).
+// A connection that saw one cannot vouch for its state.
+func OutcomeUnknown(err error) bool {
+	if errors.Is(err, ErrCommitOutcomeUnknown) {
+		return true
+	}
+	switch status.Code(err) {
+	case codes.Unknown, codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.Internal:
+		return true
+	}
+	return false
+}

@@ -19,6 +19,8 @@
 // RetryTransaction). A Commit is retried only where it cannot have been
 // applied; otherwise its error is a *CommitOutcomeUnknownError
 // (ErrCommitOutcomeUnknown) and nothing is replayed (commit_outcome.go).
+// Savepoints are emulated on the replay log: rolling back to one rolls the
+// transaction back and replays the statements before it (savepoint.go).
 // Aborts (replayed, retried whole or returned), replays with their outcome
 // and retried calls are reported to the host's telemetry
 // (internal/telemetry's events, numbered).

@@ -122,9 +122,10 @@ type Txn struct {
 	mutations   []*spannerpb.Mutation
 	mutationKey *spannerpb.Mutation // BeginTransaction's mutation_key when only mutations were written
 	log         []replayable
-	retrying    bool  // a replay is running: statements are not logged again
-	aborts      int   // aborts seen (reported with their number)
-	failed      error // a replay saw different data: the transaction is over
+	retrying    bool        // a replay is running: statements are not logged again
+	aborts      int         // aborts seen (reported with their number)
+	failed      error       // a replay saw different data: the transaction is over
+	savepoints  []savepoint // oldest first (savepoint.go)
 
 	op telemetry.Op // the transaction's span, when the connection traces it (telemetry.go)
 }

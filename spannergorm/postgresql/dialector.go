@@ -134,23 +134,25 @@ func (d Dialector) Initialize(db *gorm.DB) error {
 	return nil
 }
 
-// ErrNoSavepoints is the error of a nested transaction: Spanner has no
-// savepoints. GORM's PostgreSQL dialector would send SAVEPOINT and drop
-// its error, so a failed inner function's writes would be committed with
-// the outer transaction without a word; here the nested Transaction call
-// fails before its function runs. GORM also keeps the error on the outer
-// transaction's handle, so the outer Transaction returns it even when its
-// function ignored it (GORM then commits the outer writes all the same).
-// gorm.Config.DisableNestedTransaction runs inner functions as part of the
-// outer transaction instead.
+// ErrNoSavepoints was the error of a nested transaction before the driver
+// emulated savepoints. It is no longer returned: SavePoint and RollbackTo
+// use the driver's savepoints, and nested transactions work as GORM
+// documents them (docs/gorm.md#nested-transactions). It is kept so that
+// code that names it still compiles.
 var ErrNoSavepoints = status.Error(codes.Unimplemented,
 	"spannerpg: Spanner has no savepoints, so nested transactions are not supported (gorm.Config.DisableNestedTransaction runs them in the outer transaction)")
 
-// SavePoint refuses: see ErrNoSavepoints.
-func (Dialector) SavePoint(*gorm.DB, string) error { return ErrNoSavepoints }
+// SavePoint sets a savepoint for a nested transaction (the driver's
+// SAVEPOINT; gormcore.SavePoint).
+func (Dialector) SavePoint(tx *gorm.DB, name string) error {
+	return gormcore.SavePoint(tx, sqlparse.PostgreSQL, name)
+}
 
-// RollbackTo refuses: see ErrNoSavepoints.
-func (Dialector) RollbackTo(*gorm.DB, string) error { return ErrNoSavepoints }
+// RollbackTo rolls a failed nested transaction back to its savepoint (the
+// driver's ROLLBACK TO SAVEPOINT: the statements before it are replayed).
+func (Dialector) RollbackTo(tx *gorm.DB, name string) error {
+	return gormcore.RollbackTo(tx, sqlparse.PostgreSQL, name)
+}
 
 // Migrator returns the Spanner PostgreSQL migrator.
 func (d Dialector) Migrator(db *gorm.DB) gorm.Migrator {

@@ -132,7 +132,7 @@ func postgreSQLSchema(t *testing.T, db *gorm.DB) {
 // TestEmulatorGORMSuite runs the scenarios of dialecttest.Suite on a
 // PostgreSQL-dialect database, each a subtest: AutoMigrateTwice, Types,
 // CommitTimestamps, Identity, Interleaved, ForeignKeys, Associations,
-// Transactions, RunTransactionAborts, Batches.
+// Transactions, NestedTransactions, RunTransactionAborts, Batches.
 func TestEmulatorGORMSuite(t *testing.T) {
 	t.Parallel()
 	dialecttest.Suite(t, postgreSQL(), &gorm.Config{Logger: logger.Discard})

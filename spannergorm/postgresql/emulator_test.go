@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -438,49 +436,5 @@ func TestEmulatorWithoutBatchingOrIdentity(t *testing.T) {
 	err := db.Create(&Singer{Name: "NoKey", Email: "n"}).Error
 	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "id") {
 		t.Fatalf("insert without key: %v, want an error about id", err)
-	}
-}
-
-// TestEmulatorNestedTransactionRefused: a nested Transaction fails with
-// ErrNoSavepoints before its function runs (GORM's PostgreSQL dialector
-// would have dropped the SAVEPOINT error and committed the writes of a
-// failed inner function without a word). An outer function that returns
-// the error rolls everything back; one that ignores it still gets it from
-// Transaction, since GORM keeps errors on the transaction's handle, though
-// GORM commits its writes.
-func TestEmulatorNestedTransactionRefused(t *testing.T) {
-	t.Parallel()
-	db := migratedEmulator(t, &Singer{})
-	ran := false
-	outer := func(name string, passOn bool) error {
-		return db.Transaction(func(tx *gorm.DB) error {
-			if err := tx.Create(&Singer{Name: name, Email: name}).Error; err != nil {
-				return err
-			}
-			nested := tx.Transaction(func(tx2 *gorm.DB) error {
-				ran = true
-				return tx2.Create(&Singer{Name: "inner", Email: "i"}).Error
-			})
-			if !errors.Is(nested, spannerpg.ErrNoSavepoints) || status.Code(nested) != codes.Unimplemented {
-				t.Errorf("nested Transaction: %v, want ErrNoSavepoints", nested)
-			}
-			if passOn {
-				return nested
-			}
-			return nil
-		})
-	}
-	if err := outer("passed-on", true); !errors.Is(err, spannerpg.ErrNoSavepoints) {
-		t.Fatalf("outer that returns the error: %v", err)
-	}
-	if err := outer("ignored", false); !errors.Is(err, spannerpg.ErrNoSavepoints) {
-		t.Fatalf("outer that ignores the error: %v", err)
-	}
-	if ran {
-		t.Fatal("the nested function ran")
-	}
-	var names []string
-	if err := db.Model(&Singer{}).Pluck("name", &names).Error; err != nil || !slices.Equal(names, []string{"ignored"}) {
-		t.Fatalf("rows %q, %v; want [ignored]", names, err)
 	}
 }

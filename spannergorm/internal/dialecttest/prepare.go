@@ -3,6 +3,7 @@ package dialecttest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"gorm.io/gorm"
@@ -34,7 +35,8 @@ func (SingerV2) TableName() string { return "singers" }
 // PrepareStmt runs, with PrepareStmt in gorm.Config and in a Session (each
 // on a database of its own, in parallel), AutoMigrate twice (the second
 // adds a column, a third has nothing to send), then CRUD, a transaction
-// committed and one rolled back, RunTransaction and a DML batch in it.
+// committed and one rolled back, a nested transaction rolled back to its
+// savepoint, RunTransaction and a DML batch in it.
 // cfg is the base configuration (its Logger).
 func PrepareStmt(t *testing.T, d Dialect, cfg gorm.Config) {
 	for _, c := range []struct {
@@ -89,6 +91,24 @@ func preparedCRUD(t *testing.T, d Dialect, db *gorm.DB) {
 	}); !errors.Is(err, stop) {
 		t.Fatalf("Transaction = %v, want the function's error", err)
 	}
+	// A nested transaction: GORM sets the savepoint on the transaction
+	// under its prepared-statement wrapper. The inner one is rolled back
+	// (its album is gone: the titles at the end are none), the outer
+	// update stays.
+	must(t, db.Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&album).Update("title", "Outer").Error; err != nil {
+			return err
+		}
+		if err := tx.Transaction(func(tx2 *gorm.DB) error {
+			if err := tx2.Create(&Album{SingerID: alice.ID, Title: "Inner"}).Error; err != nil {
+				return err
+			}
+			return stop
+		}); !errors.Is(err, stop) {
+			return fmt.Errorf("nested Transaction = %w, want the function's error", err)
+		}
+		return nil
+	}))
 	if err := d.RunTransaction(context.Background(), db, func(tx *gorm.DB) error {
 		return tx.Model(&album).Update("title", "Renamed").Error
 	}); err != nil {

@@ -128,6 +128,7 @@ func Suite(t *testing.T, d Dialect, cfg *gorm.Config) {
 	t.Run("ForeignKeys", func(t *testing.T) { foreignKeys(t, db) })
 	t.Run("Associations", func(t *testing.T) { associations(t, db) })
 	t.Run("Transactions", func(t *testing.T) { transactions(t, db) })
+	t.Run("NestedTransactions", func(t *testing.T) { nestedTransactions(t, db) })
 	t.Run("RunTransactionAborts", func(t *testing.T) { runTransactionAborts(t, d, db) })
 	t.Run("Batches", func(t *testing.T) { batches(t, d, db) })
 }
