@@ -136,33 +136,11 @@ func (c *Conn) startDDL(ctx context.Context, stmts []string) (*longrunningpb.Ope
 	return c.awaitDDL(ctx, op)
 }
 
-// awaitDDL waits for a DDL operation as ddl_execution_mode says. An
-// operation already done reports its outcome in every mode.
+// awaitDDL waits for a DDL operation as ddl_execution_mode says (ddlop.Wait).
 func (c *Conn) awaitDDL(ctx context.Context, op *longrunningpb.Operation) (*longrunningpb.Operation, error) {
-	switch c.props().DDLExecutionMode {
-	case dsn.DDLAsync:
-		if !op.GetDone() {
-			return op, nil
-		}
-	case dsn.DDLAsyncWait:
-		wctx, cancel := context.WithTimeout(ctx, c.props().DDLAsyncWaitTimeout)
-		defer cancel()
-		last, err := c.client.AwaitOperation(wctx, op)
-		// gRPC may report the deadline (DEADLINE_EXCEEDED) an instant
-		// before wctx's own timer marks it done; the caller's deadline, if
-		// it comes first, is the caller's error.
-		waitEnded := wctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded
-		end, _ := wctx.Deadline()
-		callerFirst := false
-		if d, ok := ctx.Deadline(); ok && !d.After(end) {
-			callerFirst = true
-		}
-		if err != nil && !last.GetDone() && waitEnded && !callerFirst && ctx.Err() == nil {
-			return last, nil // the wait is over; the operation goes on
-		}
-		return last, err
-	}
-	return c.client.AwaitOperation(ctx, op)
+	p := c.props()
+	return ddlop.Wait(ctx, op, p.DDLExecutionMode == dsn.DDLAsync, p.DDLExecutionMode == dsn.DDLAsyncWait,
+		p.DDLAsyncWaitTimeout, c.client.AwaitOperation)
 }
 
 // ddlResult is the result of DDL whose operation is op: in ASYNC and
