@@ -14,6 +14,7 @@ import (
 	"github.com/spannerfast/spannerfast/conn"
 	"github.com/spannerfast/spannerfast/internal/bulkload"
 	"github.com/spannerfast/spannerfast/internal/mutationpb"
+	"github.com/spannerfast/spannerfast/internal/params"
 )
 
 // CopyFromSource gives the rows of CopyFrom, as pgx.CopyFromSource does:
@@ -131,6 +132,9 @@ func CopyFromOnConn(ctx context.Context, c *sql.Conn, table string, columns []st
 			return 0, err
 		}
 	}
+	if err := params.CheckNamesUTF8(table, columns); err != nil {
+		return 0, err
+	}
 	var n int64
 	err := withConn(c, func(sc *conn.Conn) error {
 		return sc.BulkLoad(ctx, func(h bulkload.Host) error {
@@ -182,6 +186,9 @@ func BatchWriteOnConn(ctx context.Context, c *sql.Conn, groups []*spanner.Mutati
 			return status.Errorf(codes.InvalidArgument, "spannerfast: BatchWrite: mutation group %d is nil", i)
 		}
 		ms, _, err := mutationpb.Convert(g.Mutations)
+		if err == nil {
+			err = params.CheckMutationsUTF8(ms) // before anything is sent
+		}
 		if err != nil {
 			return status.Errorf(status.Code(err), "spannerfast: BatchWrite: mutation group %d: %v", i, err)
 		}

@@ -484,3 +484,39 @@ func TestFakeCopyFromNonAtomicLimits(t *testing.T) {
 		t.Fatalf("the requests carry %d groups of one row, want 3000", rows)
 	}
 }
+
+// TestFakeBulkLoadInvalidUTF8 sends nothing when a CopyFrom's table or
+// column name, or a BatchWrite's value, is not valid UTF-8: the error is
+// InvalidArgument naming it, where the commit encoder would send the name
+// and gRPC would refuse the value with an Internal error naming nothing.
+func TestFakeBulkLoadInvalidUTF8(t *testing.T) {
+	ctx := context.Background()
+	s := fakespanner.Start(t)
+	answerIndexColumns(s, 0)
+	db := openFake(t, s)
+	if err := db.PingContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.SetRecording(true)
+	_, err := sfdriver.CopyFrom(ctx, db, "T", []string{"Id", "Na\xffme"}, sfdriver.CopyFromRows([][]any{{int64(1), "x"}}))
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), `"Na\xffme"`) {
+		t.Errorf("CopyFrom with an invalid column name: %v; want InvalidArgument naming it", err)
+	}
+	_, err = sfdriver.CopyFrom(ctx, db, "T\xfe", []string{"Id"}, sfdriver.CopyFromRows([][]any{{int64(1)}}))
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), `"T\xfe"`) {
+		t.Errorf("CopyFrom with an invalid table name: %v; want InvalidArgument naming it", err)
+	}
+	groups := []*spanner.MutationGroup{{Mutations: []*spanner.Mutation{
+		spanner.Insert("T", []string{"Id", "Name"}, []any{int64(1), "bad\xff"})}}}
+	err = sfdriver.BatchWrite(ctx, db, groups, func(*spannerpb.BatchWriteResponse) error { return nil })
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "column Name") {
+		t.Errorf("BatchWrite with an invalid value: %v; want InvalidArgument naming column Name", err)
+	}
+	for _, r := range s.Requests() {
+		switch r.Method {
+		case "CreateSession", "ExecuteStreamingSql": // the connection's start-up
+		default:
+			t.Errorf("a %s request was sent; want none", r.Method)
+		}
+	}
+}

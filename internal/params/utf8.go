@@ -28,11 +28,14 @@ type InvalidUTF8Error struct {
 	Table  string // a mutation's value: its table (else "")
 	Path   string // where in the value the string is: "" for the value itself, "[2]" for an element...
 	Offset int    // the first invalid byte in the string
+	IsName bool   // Name itself (a mutation's table or column name) is the invalid string
 }
 
 func (e *InvalidUTF8Error) Error() string {
 	what := "parameter @" + e.Name
-	if e.Table != "" {
+	if e.IsName {
+		what = "the table or column name " + strconv.Quote(e.Name) + " of a mutation"
+	} else if e.Table != "" {
 		what = "the value of column " + e.Name + " of a mutation of table " + e.Table
 	}
 	if e.Path != "" {
@@ -89,6 +92,12 @@ func CheckMutationsUTF8(ms []*spannerpb.Mutation) error {
 		// At most one of these is set: the write of an insert, update,
 		// insert-or-update or replace.
 		for _, w := range []*spannerpb.Mutation_Write{m.GetInsert(), m.GetUpdate(), m.GetInsertOrUpdate(), m.GetReplace()} {
+			if w == nil {
+				continue
+			}
+			if err := CheckNamesUTF8(w.GetTable(), w.GetColumns()); err != nil {
+				return err
+			}
 			for _, row := range w.GetValues() {
 				if err := CheckRowUTF8(w.GetTable(), w.GetColumns(), row); err != nil {
 					return err
@@ -96,11 +105,26 @@ func CheckMutationsUTF8(ms []*spannerpb.Mutation) error {
 			}
 		}
 		if d := m.GetDelete(); d != nil {
+			if err := CheckNamesUTF8(d.GetTable(), nil); err != nil {
+				return err
+			}
 			for _, k := range d.GetKeySet().GetKeys() {
 				if err := mutationUTF8(d.GetTable(), "key", structpb.NewListValue(k)); err != nil {
 					return err
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// CheckNamesUTF8 returns an *InvalidUTF8Error (IsName) when the table or
+// a column name of a mutation is not valid UTF-8: the commit's encoder
+// would send it, and Spanner refuse it naming nothing.
+func CheckNamesUTF8(table string, cols []string) error {
+	for _, n := range append([]string{table}, cols...) {
+		if !utf8.ValidString(n) {
+			return &InvalidUTF8Error{Name: n, Table: table, IsName: true, Offset: sqlparse.InvalidUTF8At(n)}
 		}
 	}
 	return nil
