@@ -254,9 +254,11 @@ func (c *Conn) readAll(ctx context.Context, what string, st statement, args []dr
 	}
 	pr, err := partition.Open(ctx, pq.Partitions, c.parallelism(opts, optionGiven), c.client.Telemetry(), open)
 	if err != nil {
+		snap.Close()
 		return nil, err
 	}
 	pr.Errors = (*rowsErrors)(c)
+	go func() { <-pr.Exited(); snap.Close() }() // its streams' drainer and lease
 	return pr, nil
 }
 

@@ -313,6 +313,10 @@ func (p *Rows) Close() error {
 	return nil
 }
 
+// Exited is closed once every worker has left: nothing reads a partition
+// after that.
+func (p *Rows) Exited() <-chan struct{} { return p.exited }
+
 // Ahead is how many rows the workers decoded that Next has not returned
 // yet (tests check the bound on memory with it).
 func (p *Rows) Ahead() int64 { return p.produced.Load() - p.consumed.Load() }
