@@ -31,7 +31,7 @@ import (
 var RecvPool mem.BufferPool = newRecvPool()
 
 // recvPoolKeep is the most bytes one tier keeps.
-const recvPoolKeep = 16 << 20
+const recvPoolKeep = 4 << 20
 
 // recvTiers are the pooled sizes, in steps of four: HTTP/2 DATA frames
 // (gRPC pools those of 1 KiB and more; 16 KiB is the largest it reads) and
