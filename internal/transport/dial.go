@@ -17,11 +17,9 @@ import (
 	grpccreds "google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/encoding/gzip"
-	"google.golang.org/grpc/experimental"
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/spannerfast/spannerfast/dsn"
-	"github.com/spannerfast/spannerfast/internal/wire"
 )
 
 // Dialing. The channels are built by Google's dialer
@@ -72,8 +70,6 @@ func clientOptions(cfg *dsn.Config, endpoint string, plain bool) ([]option.Clien
 		// the dialer's OpenTelemetry stats handler would cost every call.
 		option.WithTelemetryDisabled(),
 		option.WithGRPCDialOption(grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 120 * time.Second})),
-		// Receive buffers that outlive garbage collections (wire.RecvPool).
-		option.WithGRPCDialOption(experimental.WithBufferPool(wire.RecvPool)),
 	)
 	if directPathOn(plain) {
 		opts = append(opts,

@@ -56,14 +56,14 @@ func (StreamCodec) Marshal(v any) (mem.BufferSlice, error) {
 
 // Unmarshal keeps the received bytes in v, which must be a *Frame. A message
 // that arrived in one buffer is kept by reference; one spread over several
-// HTTP/2 frames is joined into a single buffer of RecvPool.
+// HTTP/2 frames is joined into a single pooled buffer.
 func (StreamCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	f, ok := v.(*Frame)
 	if !ok {
 		return fmt.Errorf("wire: cannot unmarshal into %T: want *wire.Frame", v)
 	}
 	f.Release(false)
-	buf := data.MaterializeToBuffer(RecvPool)
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
 	f.buf = buf
 	f.Data = buf.ReadOnlyData()
 	return nil
