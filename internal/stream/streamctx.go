@@ -72,11 +72,14 @@ var connClosed = new(reusableContext)
 func (p *ContextPool) take(parent context.Context) *reusableContext {
 	var rc *reusableContext
 	for i := range p.spare {
-		s := p.spare[i].Swap(nil)
+		// Compare-and-swap, never a Swap and a Store back: a closed
+		// slot stays closed, and a context a hand-back stores meanwhile
+		// stays there.
+		s := p.spare[i].Load()
+		if s == nil || s == connClosed || !p.spare[i].CompareAndSwap(s, nil) {
+			continue
+		}
 		switch {
-		case s == nil:
-		case s == connClosed:
-			p.spare[i].Store(connClosed)
 		case sameContext(s.parent, parent) && s.ctx.Err() == nil:
 			return s
 		default:
