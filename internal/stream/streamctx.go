@@ -40,52 +40,77 @@ const (
 	ctxReturned         // the call ended normally; handed back to the connection
 )
 
-// ContextPool is a connection's slot for the spare context of a query whose
-// call ended normally, for the next query made with the same caller
-// context, and the connection's drainer, which reads the ends of its
-// calls (drain.go). The zero value is an empty pool. Atomic: a read-ahead
-// or draining goroutine hands contexts back.
+// ContextPool is a connection's two slots for the spare contexts of
+// queries whose calls ended normally, for the next queries made with the
+// same caller context, and the connection's drainer, which reads the ends
+// of its calls (drain.go). The zero value is an empty pool. Atomic: a
+// read-ahead or draining goroutine hands contexts back.
+//
+// Two slots, because the end of a call (the status behind a message marked
+// last) is read by the drainer after the rows are closed, so the
+// connection's next query may start before the previous one's context is
+// back: with one slot that query made a context, and the hand-back that
+// followed cancelled the older spare. One concurrent-point query in eight
+// (one point query in 25) made and cancelled a context under the caller's
+// that way, each taking the caller context's lock, which every goroutine
+// sharing that context contends for; with two slots, one in 14 (one in
+// 500), as consecutive queries alternate between the spares.
 type ContextPool struct {
-	spare  atomic.Pointer[reusableContext]
+	spare  [2]atomic.Pointer[reusableContext]
 	drains drainer
 }
 
-// connClosed is the spare slot's value once the pool is closed: a
+// connClosed is the spare slots' value once the pool is closed: a
 // call that ends after that (a draining or read-ahead goroutine) cancels
 // its context instead of leaving it registered under the caller's.
 var connClosed = new(reusableContext)
 
-// take returns a cancellable context derived from parent: the spare one
+// take returns a cancellable context derived from parent: a spare one
 // when it was made from this very parent and is still live, else a new one
-// (in the spare's struct when there is one).
+// (in a spare's struct when there is one). Spares made from another
+// parent are cancelled.
 func (p *ContextPool) take(parent context.Context) *reusableContext {
-	rc := p.spare.Swap(nil)
-	switch {
-	case rc == connClosed:
-		p.spare.Store(connClosed)
+	var rc *reusableContext
+	for i := range p.spare {
+		// Compare-and-swap, never a Swap and a Store back: a closed
+		// slot stays closed, and a context a hand-back stores meanwhile
+		// stays there.
+		s := p.spare[i].Load()
+		if s == nil || s == connClosed || !p.spare[i].CompareAndSwap(s, nil) {
+			continue
+		}
+		switch {
+		case sameContext(s.parent, parent) && s.ctx.Err() == nil:
+			return s
+		default:
+			s.cancel() // made for another caller context: unregister it there
+			rc = s
+		}
+	}
+	if rc == nil {
 		rc = new(reusableContext)
-	case rc == nil:
-		rc = new(reusableContext)
-	case sameContext(rc.parent, parent) && rc.ctx.Err() == nil:
-		return rc
-	default:
-		rc.cancel() // made for another caller context: unregister it there
 	}
 	rc.parent = parent
 	rc.ctx, rc.cancel = context.WithCancel(parent)
 	return rc
 }
 
-// put keeps rc for the next query; the spare it replaces is cancelled, and
-// so is rc when the pool is closed.
+// put keeps rc for a later query in a free slot, else in place of the
+// first slot's spare, which is cancelled; rc is cancelled when the pool is
+// closed.
 func (p *ContextPool) put(rc *reusableContext) {
+	for i := range p.spare {
+		if p.spare[i].CompareAndSwap(nil, rc) {
+			return
+		}
+	}
 	for {
-		old := p.spare.Load()
+		old := p.spare[0].Load()
 		if old == connClosed {
 			rc.cancel()
 			return
 		}
-		if p.spare.CompareAndSwap(old, rc) {
+		if p.spare[0].CompareAndSwap(old, rc) {
 			if old != nil {
 				old.cancel()
 			}
@@ -94,12 +119,14 @@ func (p *ContextPool) put(rc *reusableContext) {
 	}
 }
 
-// Close cancels the spare context, keeps the pool from holding another
+// Close cancels the spare contexts, keeps the pool from holding others
 // and ends the drainer (the connection closed).
 func (p *ContextPool) Close() {
 	p.drains.stop()
-	if rc := p.spare.Swap(connClosed); rc != nil && rc != connClosed {
-		rc.cancel()
+	for i := range p.spare {
+		if rc := p.spare[i].Swap(connClosed); rc != nil && rc != connClosed {
+			rc.cancel()
+		}
 	}
 }
 

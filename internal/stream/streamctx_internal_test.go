@@ -40,6 +40,28 @@ func TestStreamContextReusedAfterNormalEnd(t *testing.T) {
 	}
 }
 
+// The next query of a connection often starts before the previous one's
+// call has ended (its end is read by the drainer): two contexts handed back
+// late are both kept, and the next two queries take them instead of making
+// new ones.
+func TestStreamContextTwoSpares(t *testing.T) {
+	c := &ContextPool{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	q1 := liveQuery(c, ctx)
+	q2 := liveQuery(c, ctx) // q1's call has not ended yet
+	q1.ended()
+	q2.ended()
+	q3 := liveQuery(c, ctx)
+	q4 := liveQuery(c, ctx)
+	if q3.ctx == q4.ctx || (q3.ctx != q1.ctx && q3.ctx != q2.ctx) || (q4.ctx != q1.ctx && q4.ctx != q2.ctx) {
+		t.Fatal("a query made a context while a spare was kept")
+	}
+	if q3.ctx.ctx.Err() != nil || q4.ctx.ctx.Err() != nil {
+		t.Fatal("a spare context was cancelled")
+	}
+}
+
 func TestStreamContextNotReused(t *testing.T) {
 	type key struct{}
 	c := &ContextPool{}
@@ -49,7 +71,7 @@ func TestStreamContextNotReused(t *testing.T) {
 	q := liveQuery(c, parent)
 	q.cancel()
 	q.ended()
-	if q.ctx.ctx.Err() == nil || c.spare.Load() != nil {
+	if q.ctx.ctx.Err() == nil || c.spare[0].Load() != nil || c.spare[1].Load() != nil {
 		t.Fatal("a cancelled query's context was kept")
 	}
 
