@@ -238,9 +238,15 @@ func (c *Conn) bufferDML(b *batch, st statement, args []driver.NamedValue) (driv
 	if err != nil {
 		return nil, err
 	}
+	if b.dml == nil {
+		b.dml = make([]*spannerpb.ExecuteBatchDmlRequest_Statement, 0, 16) // one allocation up to 16
+	}
 	b.dml = append(b.dml, &spannerpb.ExecuteBatchDmlRequest_Statement{Sql: sql, Params: params, ParamTypes: types})
-	return &Result{}, nil
+	return bufferedResult, nil
 }
+
+// bufferedResult is every buffered statement's result (no method changes it).
+var bufferedResult = &Result{}
 
 // execBatchStatement runs START BATCH, RUN BATCH or ABORT BATCH.
 func (c *Conn) execBatchStatement(ctx context.Context, st statement) (driver.Result, error) {

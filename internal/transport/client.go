@@ -165,7 +165,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 			return nil, fmt.Errorf("spannerfast: channel to %s: %w", c.endpoint, err)
 		}
 		c.conns = append(c.conns, cc)
-		c.stubs = append(c.stubs, spannerpb.NewSpannerClient(cc))
+		c.stubs = append(c.stubs, stub{spannerpb.NewSpannerClient(cc)})
 	}
 	c.health.down = make([]atomic.Bool, len(c.conns))
 	if len(c.conns) > 1 {
