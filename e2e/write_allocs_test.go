@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/spannerfast/spannerfast/internal/fakespanner"
+)
+
+// TestWriteAllocations holds the allocations of the write operations of
+// cmd/spannerfast-bench's per-call workloads, counted against the
+// in-process fake server (whose own allocations, decoding the requests and
+// building the responses, are in the counts): an autocommit INSERT of three
+// parameters (ExecuteSql and Commit), a read-write transaction (a one-row
+// query, an UPDATE of two parameters, the commit) and a DML batch of ten
+// such INSERTs (START BATCH DML ... RUN BATCH: ExecuteBatchDml and
+// Commit). The limits are the counts measured when the unary calls began
+// encoding their requests into pooled buffers (wire.UnaryCodec), putting
+// the session's metadata on their context in one allocation, arguments
+// were encoded in one allocation each and a batch's statements shared one
+// result and one slice, plus writeAllocSlack; the code before made 20, 18
+// and 176 more (435, 661 and 1125; docs/performance.md, "What a call
+// costs").
+func TestWriteAllocations(t *testing.T) {
+	const (
+		writeInsert = "INSERT INTO t (id, name, score) VALUES (@id, @name, @score)"
+		writeUpdate = "UPDATE t SET score = @score WHERE id = @id"
+		writeQuery  = "SELECT s FROM t WHERE id = @id"
+		// writeAllocSlack covers a garbage collection emptying a buffer
+		// pool during the run.
+		writeAllocSlack = 3 + raceAllocs
+	)
+	s := fakespanner.Start(t)
+	s.AddResult(writeInsert, fakespanner.DML(1))
+	s.AddResult(writeUpdate, fakespanner.DML(1))
+	s.AddResult(writeQuery, &fakespanner.Result{ResultSet: stringRows("a")})
+	s.SetRecording(false)
+	db := openFake(t, s)
+	ctx := context.Background()
+	insertArgs := []any{sql.Named("id", int64(1234)), sql.Named("name", "name-1234"), sql.Named("score", 12.5)}
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		limit float64
+		op    func()
+	}{
+		{"insert", 415, func() {
+			_, err := db.ExecContext(ctx, writeInsert, insertArgs...)
+			must(err)
+		}},
+		{"rwtxn", 643, func() {
+			tx, err := db.BeginTx(ctx, nil)
+			must(err)
+			rows, err := tx.QueryContext(ctx, writeQuery, sql.Named("id", int64(1)))
+			must(err)
+			for rows.Next() {
+			}
+			must(rows.Close())
+			_, err = tx.ExecContext(ctx, writeUpdate, sql.Named("id", int64(1234)), sql.Named("score", 2.5))
+			must(err)
+			must(tx.Commit())
+		}},
+		{"batchdml10", 949, func() {
+			c, err := db.Conn(ctx)
+			must(err)
+			defer c.Close()
+			_, err = c.ExecContext(ctx, "START BATCH DML")
+			must(err)
+			for range 10 {
+				_, err = c.ExecContext(ctx, writeInsert, insertArgs...)
+				must(err)
+			}
+			_, err = c.ExecContext(ctx, "RUN BATCH")
+			must(err)
+		}},
+	} {
+		c.op() // warm the statement cache and the pools
+		got := testing.AllocsPerRun(200, c.op)
+		t.Logf("%s: %.1f allocations per operation (limit %.0f + %d)", c.name, got, c.limit, writeAllocSlack)
+		if got > c.limit+writeAllocSlack {
+			t.Errorf("%s: %.1f allocations per operation, over the limit of %.0f + %d", c.name, got, c.limit, writeAllocSlack)
+		}
+	}
+}
