@@ -20,7 +20,7 @@ import (
 // the session's metadata on their context in one allocation, arguments
 // were encoded in one allocation each and a batch's statements shared one
 // result and one slice, plus writeAllocSlack; the code before made 20, 18
-// and 176 more (435, 661 and 1125; docs/performance.md, "What a call
+// and 180 more (435, 661 and 1125; docs/performance.md, "What a call
 // costs"). The race detector's instrumentation adds about 25 to 40
 // allocations per operation, so its builds have limits of their own,
 // measured the same way.
@@ -67,7 +67,7 @@ func TestWriteAllocations(t *testing.T) {
 			must(err)
 			must(tx.Commit())
 		}},
-		{"batchdml10", 949, 982, func() {
+		{"batchdml10", 945, 978, func() {
 			c, err := db.Conn(ctx)
 			must(err)
 			defer c.Close()
