@@ -203,42 +203,47 @@ func encodeArg(name string, v any) (*encodedParam, error) {
 }
 
 // commonParam is an encoded argument of the commonest kinds together with
-// its wire value, in one allocation instead of three (the value, its kind
-// and the encodedParam).
-type commonParam struct {
+// its wire value and that value's kind K, in one allocation instead of
+// three (the value, its kind and the encodedParam).
+type commonParam[K any] struct {
 	encodedParam
 	value structpb.Value
-	str   structpb.Value_StringValue
-	num   structpb.Value_NumberValue
-	b     structpb.Value_BoolValue
+	kind  K
+}
+
+// done fills p's encodedParam, whose value is p.value, and returns it.
+func (p *commonParam[K]) done(typ, strType *spannerpb.Type) *encodedParam {
+	p.encodedParam = encodedParam{value: &p.value, typ: typ, strType: strType}
+	return &p.encodedParam
 }
 
 // encodeCommon encodes a string (untyped), an int64 or int, a float64 or a
 // bool as untypedString and encodeScalar encode them, or returns nil for
 // any other value.
 func encodeCommon(x any) *encodedParam {
-	var p *commonParam
 	switch x := x.(type) {
 	case string:
-		p = &commonParam{str: structpb.Value_StringValue{StringValue: x}}
-		p.value.Kind, p.strType = &p.str, typeSTRING
-	case int64:
-		p = &commonParam{str: structpb.Value_StringValue{StringValue: strconv.FormatInt(x, 10)}}
-		p.value.Kind, p.typ = &p.str, typeINT64
-	case int: // always within INT64
-		p = &commonParam{str: structpb.Value_StringValue{StringValue: strconv.FormatInt(int64(x), 10)}}
-		p.value.Kind, p.typ = &p.str, typeINT64
+		p := &commonParam[structpb.Value_StringValue]{kind: structpb.Value_StringValue{StringValue: x}}
+		p.value.Kind = &p.kind
+		return p.done(nil, typeSTRING)
+	case int64, int: // an int is always within INT64
+		n, _ := x.(int64)
+		if i, ok := x.(int); ok {
+			n = int64(i)
+		}
+		p := &commonParam[structpb.Value_StringValue]{kind: structpb.Value_StringValue{StringValue: strconv.FormatInt(n, 10)}}
+		p.value.Kind = &p.kind
+		return p.done(typeINT64, nil)
 	case float64:
-		p = &commonParam{num: structpb.Value_NumberValue{NumberValue: x}}
-		p.value.Kind, p.typ = &p.num, typeFLOAT64
+		p := &commonParam[structpb.Value_NumberValue]{kind: structpb.Value_NumberValue{NumberValue: x}}
+		p.value.Kind = &p.kind
+		return p.done(typeFLOAT64, nil)
 	case bool:
-		p = &commonParam{b: structpb.Value_BoolValue{BoolValue: x}}
-		p.value.Kind, p.typ = &p.b, typeBOOL
-	default:
-		return nil
+		p := &commonParam[structpb.Value_BoolValue]{kind: structpb.Value_BoolValue{BoolValue: x}}
+		p.value.Kind = &p.kind
+		return p.done(typeBOOL, nil)
 	}
-	p.encodedParam.value = &p.value
-	return &p.encodedParam
+	return nil
 }
 
 // encodeTyped encodes x, the accepted form of the argument v, with its type.
