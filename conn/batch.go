@@ -163,7 +163,7 @@ func (c *Conn) startBatchDML() error {
 		return errAlreadyBatch
 	}
 	// Like go-sql-spanner, the batch takes statement_tag as it starts.
-	c.batch = &batch{kind: batchDML, tx: c.tx, tag: c.takeStatementTag()}
+	c.batch = &batch{kind: batchDML, tx: c.tx, tag: c.takeStatementTag(), dml: make([]*spannerpb.ExecuteBatchDmlRequest_Statement, 0, 16)}
 	return nil
 }
 
@@ -184,6 +184,7 @@ func (c *Conn) startBatchDDL() error {
 var (
 	errNoTxBatch   = status.Error(codes.FailedPrecondition, "spannerfast: the transaction has no active batch")
 	errNoConnBatch = status.Error(codes.FailedPrecondition, "spannerfast: the connection has no active batch")
+	bufferedResult = &Result{} // every buffered statement's (no method changes a Result)
 )
 
 // runBatch sends the active batch and ends it, whether it succeeds or not.
@@ -230,16 +231,15 @@ func (c *Conn) abortBatch() {
 	c.batch = nil
 }
 
-// bufferDML adds a DML statement to the active DML batch. Its parameters
-// are bound now, so a bad argument fails here and not at RUN BATCH.
-// Nothing is sent: the result has no rows affected, as go-sql-spanner's.
+// bufferDML adds a DML statement to the active DML batch, binding its parameters now (a bad
+// argument fails here, not at RUN BATCH). Nothing is sent: no rows affected, as go-sql-spanner's.
 func (c *Conn) bufferDML(b *batch, st statement, args []driver.NamedValue) (driver.Result, error) {
 	sql, params, types, err := params.Bind(st.sql, st.names, args, c.props().SendTypedStrings)
 	if err != nil {
 		return nil, err
 	}
 	b.dml = append(b.dml, &spannerpb.ExecuteBatchDmlRequest_Statement{Sql: sql, Params: params, ParamTypes: types})
-	return &Result{}, nil
+	return bufferedResult, nil
 }
 
 // execBatchStatement runs START BATCH, RUN BATCH or ABORT BATCH.

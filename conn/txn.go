@@ -38,13 +38,7 @@ func (c *Conn) newReadWrite(session string, isolation spannerpb.TransactionOptio
 		isolation, _ = stmtopts.IsolationOf(c.props().TxnIsolation())
 	}
 	t := &txn{Txn: txnengine.NewReadWrite(c.txnHost(), session, txnengine.Options{
-		Begin: &spannerpb.TransactionOptions{
-			Mode: &spannerpb.TransactionOptions_ReadWrite_{ReadWrite: &spannerpb.TransactionOptions_ReadWrite{
-				ReadLockMode: c.props().ReadLockMode.Proto(),
-			}},
-			IsolationLevel:              isolation,
-			ExcludeTxnFromChangeStreams: c.props().ExcludeTxnFromChangeStreams,
-		},
+		Begin:          txnengine.ReadWriteBegin(c.props().ReadLockMode.Proto(), isolation, c.props().ExcludeTxnFromChangeStreams),
 		Explicit:       c.props().BeginTransactionOption == dsn.BeginTransactionExplicit,
 		Tag:            c.state.TakeTransactionTag(),
 		CommitPriority: c.props().CommitPriority.Proto(),

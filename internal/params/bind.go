@@ -98,7 +98,7 @@ func Bind(sql string, n Names, args []driver.NamedValue, typedStrings bool) (str
 		if len(bound) == 0 {
 			continue
 		}
-		e, ok := a.Value.(encodedParam)
+		e, ok := a.Value.(*encodedParam)
 		if !ok {
 			var err error
 			if e, err = encodeArg(bound[0], a.Value); err != nil {

@@ -176,21 +176,74 @@ func isStructLike(v any) bool {
 // INT64, checked for overflow; the rest is encoded by the official client.
 func encodeParam(name string, v any) (*structpb.Value, *spannerpb.Type, error) {
 	e, err := encodeArg(name, v)
+	if e == nil {
+		return nil, nil, err
+	}
 	return e.value, e.typ, err
 }
 
 // encodeArg is encodeParam that also says the type a string argument takes
 // under send_typed_strings.
-func encodeArg(name string, v any) (encodedParam, error) {
+func encodeArg(name string, v any) (*encodedParam, error) {
 	x, err := acceptParam(v)
 	if err != nil {
-		return encodedParam{}, &ParamError{Name: name, Value: v, Err: err}
+		return nil, &ParamError{Name: name, Value: v, Err: err}
+	}
+	if e := encodeCommon(x); e != nil {
+		if e.typ == nil { // a string
+			return e, CheckUTF8(name, e.value)
+		}
+		return e, nil
 	}
 	if val, ok := untypedString(x); ok {
-		return encodedParam{value: val, strType: stringType(x)}, CheckUTF8(name, val)
+		return &encodedParam{value: val, strType: stringType(x)}, CheckUTF8(name, val)
 	}
 	val, typ, err := encodeTyped(name, v, x)
-	return encodedParam{value: val, typ: typ}, err
+	return &encodedParam{value: val, typ: typ}, err
+}
+
+// commonParam is an encoded argument of the commonest kinds together with
+// its wire value and that value's kind K, in one allocation instead of
+// three (the value, its kind and the encodedParam).
+type commonParam[K any] struct {
+	encodedParam
+	value structpb.Value
+	kind  K
+}
+
+// done fills p's encodedParam, whose value is p.value, and returns it.
+func (p *commonParam[K]) done(typ, strType *spannerpb.Type) *encodedParam {
+	p.encodedParam = encodedParam{value: &p.value, typ: typ, strType: strType}
+	return &p.encodedParam
+}
+
+// encodeCommon encodes a string (untyped), an int64 or int, a float64 or a
+// bool as untypedString and encodeScalar encode them, or returns nil for
+// any other value.
+func encodeCommon(x any) *encodedParam {
+	switch x := x.(type) {
+	case string:
+		p := &commonParam[structpb.Value_StringValue]{kind: structpb.Value_StringValue{StringValue: x}}
+		p.value.Kind = &p.kind
+		return p.done(nil, typeSTRING)
+	case int64, int: // an int is always within INT64
+		n, _ := x.(int64)
+		if i, ok := x.(int); ok {
+			n = int64(i)
+		}
+		p := &commonParam[structpb.Value_StringValue]{kind: structpb.Value_StringValue{StringValue: strconv.FormatInt(n, 10)}}
+		p.value.Kind = &p.kind
+		return p.done(typeINT64, nil)
+	case float64:
+		p := &commonParam[structpb.Value_NumberValue]{kind: structpb.Value_NumberValue{NumberValue: x}}
+		p.value.Kind = &p.kind
+		return p.done(typeFLOAT64, nil)
+	case bool:
+		p := &commonParam[structpb.Value_BoolValue]{kind: structpb.Value_BoolValue{BoolValue: x}}
+		p.value.Kind = &p.kind
+		return p.done(typeBOOL, nil)
+	}
+	return nil
 }
 
 // encodeTyped encodes x, the accepted form of the argument v, with its type.
@@ -404,7 +457,9 @@ func ptrsToInt64[T intLike](ps []*T) ([]*int64, error) {
 	return out, nil
 }
 
-// encodedParam is an argument already converted by Convert.
+// encodedParam is an argument already converted by Convert, which hands
+// database/sql a pointer to it (a pointer in an interface costs no
+// allocation).
 type encodedParam struct {
 	value *structpb.Value
 	typ   *spannerpb.Type
@@ -418,7 +473,7 @@ type encodedParam struct {
 // parameter, which Bind takes as it is. A SpannerNamedArg is unwrapped
 // first.
 func Convert(nv *driver.NamedValue) error {
-	if _, ok := nv.Value.(encodedParam); ok {
+	if _, ok := nv.Value.(*encodedParam); ok {
 		return nil
 	}
 	unwrapNamedArg(nv)
@@ -434,10 +489,21 @@ func Convert(nv *driver.NamedValue) error {
 // known (CheckNamedValue): its name, or pN for the N-th positional argument.
 func paramName(a driver.NamedValue) string {
 	if a.Name == "" {
+		if a.Ordinal > 0 && a.Ordinal <= len(positionalNames) {
+			return positionalNames[a.Ordinal-1] // no allocation per argument
+		}
 		return "p" + strconv.Itoa(a.Ordinal)
 	}
 	return strings.TrimPrefix(a.Name, "@")
 }
+
+// positionalNames are p1 to p64, made once.
+var positionalNames = func() (names [64]string) {
+	for i := range names {
+		names[i] = "p" + strconv.Itoa(i+1)
+	}
+	return names
+}()
 
 // Build parses a GoogleSQL statement and binds its arguments (Bind). It
 // does not use the statement cache; connections parse through it and call

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"cloud.google.com/go/spanner"
+	"cloud.google.com/go/spanner/apiv1/spannerpb"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/spannerfast/spannerfast/internal/sqlparse"
 )
@@ -147,5 +149,44 @@ func TestEncodeScalarMatchesClient(t *testing.T) {
 	}
 	if _, _, ok := encodeScalar(spanner.CommitTimestamp); ok {
 		t.Error("encodeScalar took the commit-timestamp placeholder")
+	}
+}
+
+// TestEncodeCommonMatches: the one-allocation encoding of the commonest
+// arguments is what encodeScalar and untypedString make, and converting
+// such an argument allocates once (the string of an INT64 aside).
+func TestEncodeCommonMatches(t *testing.T) {
+	for _, v := range []any{"", "héllo", int64(math.MinInt64), 7, -3.5, math.NaN(), true, false} {
+		got := encodeCommon(v)
+		var (
+			val     *structpb.Value
+			typ     *spannerpb.Type
+			strType *spannerpb.Type
+		)
+		if s, ok := v.(string); ok {
+			val, strType = structpb.NewStringValue(s), typeSTRING
+		} else {
+			w, err := widenInts(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			val, typ, _ = encodeScalar(w)
+		}
+		if !proto.Equal(got.value, val) || got.typ != typ || got.strType != strType {
+			t.Errorf("%T %v: encodeCommon = %v %v %v, want %v %v %v", v, v, got.value, got.typ, got.strType, val, typ, strType)
+		}
+	}
+	if encodeCommon(time.Time{}) != nil || encodeCommon(uint64(1)) != nil {
+		t.Error("encodeCommon took a value it does not encode")
+	}
+	for _, v := range []any{"name", 2.5, true} {
+		if a := testing.AllocsPerRun(100, func() {
+			nv := driver.NamedValue{Ordinal: 1, Value: v}
+			if err := Convert(&nv); err != nil {
+				t.Fatal(err)
+			}
+		}); a != 1 {
+			t.Errorf("%T: %v allocations per Convert, want 1", v, a)
+		}
 	}
 }

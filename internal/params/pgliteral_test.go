@@ -90,7 +90,7 @@ func TestPostgreSQLLiterals(t *testing.T) {
 			if err := ConvertPostgreSQL(&nv); err != nil {
 				t.Fatalf("%v %q: %v", c.typ, c.text, err)
 			}
-			got := nv.Value.(encodedParam)
+			got := nv.Value.(*encodedParam)
 			if !proto.Equal(got.value, want) || !proto.Equal(got.typ, c.typ) {
 				t.Errorf("%v %q (SpannerNamedArg %v): sent %v %v, want %v", c.typ.GetCode(), c.text, named, got.value, got.typ, want)
 			}
@@ -99,7 +99,7 @@ func TestPostgreSQLLiterals(t *testing.T) {
 		if err := Convert(&nv); err != nil {
 			t.Fatal(err)
 		}
-		if got := nv.Value.(encodedParam); !proto.Equal(got.value, in.Value) {
+		if got := nv.Value.(*encodedParam); !proto.Equal(got.value, in.Value) {
 			t.Errorf("GoogleSQL %v %q: sent %v, want the text", c.typ.GetCode(), c.text, got.value)
 		}
 	}

@@ -165,7 +165,7 @@ func NewClient(ctx context.Context, cfg *dsn.Config, opts ...grpc.DialOption) (*
 			return nil, fmt.Errorf("spannerfast: channel to %s: %w", c.endpoint, err)
 		}
 		c.conns = append(c.conns, cc)
-		c.stubs = append(c.stubs, spannerpb.NewSpannerClient(cc))
+		c.stubs = append(c.stubs, stub{spannerpb.NewSpannerClient(cc)})
 	}
 	c.health.down = make([]atomic.Bool, len(c.conns))
 	if len(c.conns) > 1 {
@@ -276,10 +276,14 @@ func (c *Client) Context(ctx context.Context, routeToLeader bool) context.Contex
 func (c *Client) SessionContext(ctx context.Context, session string, routeToLeader bool) context.Context {
 	leader := routeToLeader && !c.cfg.DisableRouteToLeader
 	if s := c.session.Load(); s != nil && s.name == session {
+		md, only := s.md, s.mdOnly
 		if leader {
-			return attach(ctx, s.mdLeader)
+			md, only = s.mdLeader, s.mdLeaderOnly
 		}
-		return attach(ctx, s.md)
+		if _, ok := metadata.FromOutgoingContext(ctx); !ok {
+			return &sessionContext{Context: ctx, md: only}
+		}
+		return attach(ctx, md)
 	}
 	md := c.sessionMD(session)
 	if leader {

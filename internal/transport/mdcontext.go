@@ -55,3 +55,22 @@ func (c *Client) StreamContext(ctx context.Context, slot *MDContext, session str
 	}
 	return slot
 }
+
+// sessionContext is a caller's context without outgoing metadata of its
+// own plus the metadata of the current session, for a unary call
+// (SessionContext): one allocation where metadata.NewOutgoingContext makes
+// two. Unlike MDContext it counts no attempts: a unary call's retries are
+// counted by RetryContext.
+type sessionContext struct {
+	context.Context                 // the caller's
+	md              context.Context // metadata only, over context.Background
+}
+
+// Value looks in the session's metadata first, then in the caller's
+// context.
+func (c *sessionContext) Value(key any) any {
+	if v := c.md.Value(key); v != nil {
+		return v
+	}
+	return c.Context.Value(key)
+}

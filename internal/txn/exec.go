@@ -226,7 +226,7 @@ func (t *Txn) runDML(ctx context.Context, s *DML) ([]int64, *spannerpb.ResultSet
 			return nil, err
 		}
 		t.notePrecommit(resp.GetPrecommitToken())
-		counts = counts[:0]
+		counts = make([]int64, 0, len(resp.GetResultSets())) // one allocation
 		for _, rs := range resp.GetResultSets() {
 			counts = append(counts, rs.GetStats().GetRowCountExact())
 		}

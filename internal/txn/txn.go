@@ -110,6 +110,7 @@ type Txn struct {
 	readOnly bool
 
 	id     []byte
+	idSel  *spannerpb.TransactionSelector // selects id; requests only read it (selector)
 	readTS time.Time
 	// beginFailed: the statement that was to begin the transaction inline
 	// failed before the server returned an id (run); the next statement or
@@ -178,7 +179,11 @@ func (t *Txn) selector(ctx context.Context) (*spannerpb.TransactionSelector, boo
 		}
 	}
 	if t.id != nil {
-		return &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: t.id}}, false, nil
+		// One selector per id, not two allocations per statement.
+		if id := t.idSel.GetId(); len(id) == 0 || len(t.id) == 0 || &id[0] != &t.id[0] {
+			t.idSel = &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Id{Id: t.id}}
+		}
+		return t.idSel, false, nil
 	}
 	return &spannerpb.TransactionSelector{Selector: &spannerpb.TransactionSelector_Begin{Begin: t.Options.Begin}}, true, nil
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // StreamCodec marshals requests (ExecuteSqlRequest with AppendExecuteSQL,
-// others with the standard protobuf encoder) and receives responses as Frames, keeping gRPC's receive buffer instead of unmarshalling.
+// ExecuteBatchDmlRequest with AppendExecuteBatchDML, others with the
+// standard protobuf encoder) into pooled buffers and receives responses as Frames, keeping gRPC's receive buffer instead of unmarshalling.
 // Use it per call with grpc.ForceCodecV2(wire.StreamCodec{}).
 type StreamCodec struct{}
 
@@ -28,7 +29,9 @@ const requestBufferSize = 4 << 10
 // Marshal encodes a protobuf request into a pooled buffer, which gRPC gives
 // back once the request is written (and no retry can need it): two
 // allocations per call less than proto.Marshal and a SliceBuffer.
-func (StreamCodec) Marshal(v any) (mem.BufferSlice, error) {
+func (StreamCodec) Marshal(v any) (mem.BufferSlice, error) { return marshal(v) }
+
+func marshal(v any) (mem.BufferSlice, error) {
 	m, ok := v.(proto.Message)
 	if !ok {
 		return nil, fmt.Errorf("wire: cannot marshal %T: not a proto.Message", v)
@@ -37,9 +40,12 @@ func (StreamCodec) Marshal(v any) (mem.BufferSlice, error) {
 	buf := pool.Get(requestBufferSize)
 	var b []byte
 	var err error
-	if r, ok := m.(*spannerpb.ExecuteSqlRequest); ok {
+	switch r := m.(type) {
+	case *spannerpb.ExecuteSqlRequest:
 		b, err = AppendExecuteSQL((*buf)[:0], r)
-	} else {
+	case *spannerpb.ExecuteBatchDmlRequest:
+		b, err = AppendExecuteBatchDML((*buf)[:0], r)
+	default:
 		b, err = proto.MarshalOptions{}.MarshalAppend((*buf)[:0], m)
 	}
 	switch {
@@ -67,4 +73,30 @@ func (StreamCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	f.buf = buf
 	f.Data = buf.ReadOnlyData()
 	return nil
+}
+
+// UnaryCodec is the codec of unary Spanner calls: requests are encoded as
+// StreamCodec encodes them (DML and batches field by field, into a pooled
+// buffer: proto.Marshal reflects over every parameter map twice, allocating
+// for each entry), responses are unmarshalled as gRPC's proto codec does.
+// Use it per call with grpc.ForceCodecV2(wire.UnaryCodec{}).
+type UnaryCodec struct{}
+
+var _ encoding.CodecV2 = UnaryCodec{}
+
+// Name is empty, as StreamCodec's.
+func (UnaryCodec) Name() string { return "" }
+
+// Marshal encodes a protobuf request into a pooled buffer.
+func (UnaryCodec) Marshal(v any) (mem.BufferSlice, error) { return marshal(v) }
+
+// Unmarshal decodes a protobuf response, as gRPC's proto codec does.
+func (UnaryCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return fmt.Errorf("wire: cannot unmarshal into %T: not a proto.Message", v)
+	}
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	defer buf.Free()
+	return proto.Unmarshal(buf.ReadOnlyData(), m)
 }

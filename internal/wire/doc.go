@@ -1,5 +1,6 @@
 // Package wire carries encoded PartialResultSet messages from gRPC to the
-// decoder without copying them.
+// decoder without copying them, and encodes requests into pooled buffers
+// (the queries' and the unary calls' codecs: StreamCodec, UnaryCodec).
 //
 // Ownership: a Frame's Data aliases a gRPC receive buffer that the Frame holds a
 // reference to. Data, and every slice taken from it, is valid until Release is

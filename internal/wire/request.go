@@ -31,21 +31,8 @@ func AppendExecuteSQL(b []byte, r *spannerpb.ExecuteSqlRequest) ([]byte, error) 
 		return nil, err
 	}
 	b = appendString(b, 3, r.Sql)
-	if r.Params != nil {
-		b = protowire.AppendTag(b, 4, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(sizeStruct(r.Params)))
-		b = appendStruct(b, r.Params)
-	}
-	for name, typ := range r.ParamTypes {
-		b = protowire.AppendTag(b, 5, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(sizeParamType(name, typ)))
-		b = appendString(b, 1, name)
-		if typ != nil {
-			b = protowire.AppendTag(b, 2, protowire.BytesType)
-			b = protowire.AppendVarint(b, uint64(sizeType(typ)))
-			b = appendType(b, typ)
-		}
-	}
+	b = appendParams(b, 4, r.Params)
+	b = appendParamTypes(b, 5, r.ParamTypes)
 	b = appendBytes(b, 6, r.ResumeToken)
 	b = appendVarint(b, 7, uint64(r.QueryMode))
 	b = appendBytes(b, 8, r.PartitionToken)
@@ -65,6 +52,75 @@ func AppendExecuteSQL(b []byte, r *spannerpb.ExecuteSqlRequest) ([]byte, error) 
 		return nil, err
 	}
 	return append(b, r.ProtoReflect().GetUnknown()...), nil
+}
+
+// AppendExecuteBatchDML appends the encoding of r, a DML batch's request,
+// to b: its statements (text, parameters and their types) field by field,
+// as AppendExecuteSQL writes a query's, the transaction selector and
+// request options as AppendExecuteSQL writes them.
+func AppendExecuteBatchDML(b []byte, r *spannerpb.ExecuteBatchDmlRequest) ([]byte, error) {
+	var err error
+	b = appendString(b, 1, r.Session)
+	if b, err = appendProto(b, 2, r.Transaction); err != nil {
+		return nil, err
+	}
+	for _, st := range r.Statements {
+		b = protowire.AppendTag(b, 3, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(sizeBatchStatement(st)))
+		if st == nil {
+			continue
+		}
+		b = appendString(b, 1, st.Sql)
+		b = appendParams(b, 2, st.Params)
+		b = appendParamTypes(b, 3, st.ParamTypes)
+		b = append(b, st.ProtoReflect().GetUnknown()...)
+	}
+	b = appendVarint(b, 4, uint64(r.Seqno))
+	if b, err = appendRequestOptions(b, 5, r.RequestOptions); err != nil {
+		return nil, err
+	}
+	b = appendBool(b, 6, r.LastStatements)
+	return append(b, r.ProtoReflect().GetUnknown()...), nil
+}
+
+func sizeBatchStatement(st *spannerpb.ExecuteBatchDmlRequest_Statement) int {
+	if st == nil {
+		return 0
+	}
+	n := sizeString(1, st.Sql)
+	if st.Params != nil {
+		n += sizeMessage(2, sizeStruct(st.Params))
+	}
+	for name, typ := range st.ParamTypes {
+		n += sizeMessage(3, sizeParamType(name, typ))
+	}
+	return n + len(st.ProtoReflect().GetUnknown())
+}
+
+// appendParams appends a statement's parameters, if set, as field num.
+func appendParams(b []byte, num protowire.Number, params *structpb.Struct) []byte {
+	if params == nil {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(sizeStruct(params)))
+	return appendStruct(b, params)
+}
+
+// appendParamTypes appends a statement's parameter types as the entries
+// of map field num.
+func appendParamTypes(b []byte, num protowire.Number, types map[string]*spannerpb.Type) []byte {
+	for name, typ := range types {
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(sizeParamType(name, typ)))
+		b = appendString(b, 1, name)
+		if typ != nil {
+			b = protowire.AppendTag(b, 2, protowire.BytesType)
+			b = protowire.AppendVarint(b, uint64(sizeType(typ)))
+			b = appendType(b, typ)
+		}
+	}
+	return b
 }
 
 func appendString(b []byte, num protowire.Number, s string) []byte {
