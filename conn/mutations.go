@@ -14,7 +14,6 @@ import (
 	"github.com/spannerfast/spannerfast/internal/params"
 	"github.com/spannerfast/spannerfast/internal/stmtopts"
 	txnengine "github.com/spannerfast/spannerfast/internal/txn"
-	"github.com/spannerfast/spannerfast/internal/wire"
 )
 
 // Mutations through the connection, with go-sql-spanner's method
@@ -122,7 +121,7 @@ func (c *Conn) applyAtLeastOnce(ctx context.Context, session string, ao stmtopts
 	req := ao.SingleUseCommit(session, pbs)
 	ctx = c.client.SessionContext(ctx, session, true)
 	return txnengine.ApplyAtLeastOnce(ctx, c.client.Telemetry(), req, c.report("Commit"), func(ctx context.Context) (*spannerpb.CommitResponse, error) {
-		return c.client.Spanner().Commit(ctx, req, wire.CommitCallOption()) // a load's rows encoded directly
+		return c.client.Spanner().Commit(ctx, req) // its rows encoded directly (wire.UnaryCodec)
 	})
 }
 

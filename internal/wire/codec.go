@@ -36,6 +36,15 @@ func marshal(v any) (mem.BufferSlice, error) {
 	if !ok {
 		return nil, fmt.Errorf("wire: cannot marshal %T: not a proto.Message", v)
 	}
+	if r, ok := m.(*spannerpb.CommitRequest); ok && len(r.GetMutations()) > 0 {
+		// A commit with mutations (a load's may be tens of MiB) is encoded
+		// into a buffer of its size: growing a pooled one would copy it.
+		b, err := AppendCommit(make([]byte, 0, commitCap(r)), r)
+		if err != nil {
+			return nil, err
+		}
+		return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+	}
 	pool := mem.DefaultBufferPool()
 	buf := pool.Get(requestBufferSize)
 	var b []byte
@@ -78,7 +87,7 @@ func (StreamCodec) Unmarshal(data mem.BufferSlice, v any) error {
 // UnaryCodec is the codec of unary Spanner calls: requests are encoded as
 // StreamCodec encodes them (DML and batches field by field, into a pooled
 // buffer: proto.Marshal reflects over every parameter map twice, allocating
-// for each entry), responses are unmarshalled as gRPC's proto codec does.
+// for each entry; a commit's mutations field by field, AppendCommit), responses are unmarshalled as gRPC's proto codec does.
 // Use it per call with grpc.ForceCodecV2(wire.UnaryCodec{}).
 type UnaryCodec struct{}
 

@@ -2,12 +2,8 @@ package wire
 
 import (
 	"encoding/binary"
-	"fmt"
 
 	"cloud.google.com/go/spanner/apiv1/spannerpb"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/encoding"
-	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -122,47 +118,4 @@ func writeOf(m *spannerpb.Mutation) (protowire.Number, *spannerpb.Mutation_Write
 		return 4, op.Replace
 	}
 	return 0, nil
-}
-
-// CommitCodec marshals a CommitRequest with AppendCommit (other messages
-// with proto) and unmarshals answers with proto. Use it per call with
-// CommitCallOption.
-type CommitCodec struct{}
-
-var _ encoding.CodecV2 = CommitCodec{}
-
-// CommitCallOption makes a Commit call encode its request with
-// AppendCommit.
-func CommitCallOption() grpc.CallOption { return grpc.ForceCodecV2(CommitCodec{}) }
-
-// Name is empty so the call keeps the default content subtype.
-func (CommitCodec) Name() string { return "" }
-
-// Marshal encodes a CommitRequest with AppendCommit.
-func (CommitCodec) Marshal(v any) (mem.BufferSlice, error) {
-	r, ok := v.(*spannerpb.CommitRequest)
-	if !ok {
-		m, ok := v.(proto.Message)
-		if !ok {
-			return nil, fmt.Errorf("wire: cannot marshal %T: not a proto.Message", v)
-		}
-		b, err := proto.Marshal(m)
-		return mem.BufferSlice{mem.SliceBuffer(b)}, err
-	}
-	b, err := AppendCommit(make([]byte, 0, commitCap(r)), r)
-	if err != nil {
-		return nil, err
-	}
-	return mem.BufferSlice{mem.SliceBuffer(b)}, nil
-}
-
-// Unmarshal decodes an answer with proto.
-func (CommitCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	m, ok := v.(proto.Message)
-	if !ok {
-		return fmt.Errorf("wire: cannot unmarshal into %T: not a proto.Message", v)
-	}
-	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-	defer buf.Free()
-	return proto.Unmarshal(buf.ReadOnlyData(), m)
 }

@@ -56,9 +56,9 @@ func TestAppendCommitMatchesProto(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("request %d: AppendCommit gave %x, %v; proto.Marshal %x", i, got, err, want)
 		}
-		mb, err := CommitCodec{}.Marshal(r)
+		mb, err := UnaryCodec{}.Marshal(r)
 		if err != nil || !bytes.Equal(mb.Materialize(), want) {
-			t.Errorf("request %d: CommitCodec.Marshal differs from proto.Marshal: %v", i, err)
+			t.Errorf("request %d: UnaryCodec.Marshal differs from proto.Marshal: %v", i, err)
 		}
 	}
 	for _, row := range w.Values {

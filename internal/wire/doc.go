@@ -9,7 +9,6 @@
 //
 // It also encodes the requests whose proto.Marshal costs most: an
 // ExecuteSqlRequest (request.go, StreamCodec) and the writes of a
-// CommitRequest (commit.go, CommitCodec, which single-use commits use:
-// Apply with ApplyAtLeastOnce and CopyFrom), byte for byte as
-// proto.Marshal writes them.
+// CommitRequest (commit.go, through UnaryCodec, which every commit uses),
+// byte for byte as proto.Marshal writes them.
 package wire
