@@ -252,13 +252,13 @@ func (c *Conn) readAll(ctx context.Context, what string, st statement, args []dr
 	open := func(ctx context.Context, p *Partition) (*rows.Rows, error) {
 		return snap.stream(ctx, partition.Request(p), false, ro)
 	}
-	pr, err := partition.Open(ctx, pq.Partitions, c.parallelism(opts, optionGiven), c.client.Telemetry(), open)
+	closeSnap := func() { snap.Close() } // its streams' drainer and lease
+	pr, err := partition.Open(ctx, pq.Partitions, c.parallelism(opts, optionGiven), c.client.Telemetry(), open, closeSnap)
 	if err != nil {
-		snap.Close()
+		closeSnap()
 		return nil, err
 	}
 	pr.Errors = (*rowsErrors)(c)
-	go func() { <-pr.Exited(); snap.Close() }() // its streams' drainer and lease
 	return pr, nil
 }
 

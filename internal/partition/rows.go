@@ -99,8 +99,9 @@ var errStopped = errors.New("partitioned read stopped")
 // Open opens the first partition (so a failing query fails here
 // and the columns are known) and starts the workers. parts is not empty;
 // open must decode in safe mode. tel traces each partition's read (nil:
-// nothing is traced).
-func Open(ctx context.Context, parts []*Partition, workers int, tel *telemetry.Telemetry, open Opener) (*Rows, error) {
+// nothing is traced). done, if not nil, is called once every worker has
+// left (never when Open fails): what the workers' opener holds can go then.
+func Open(ctx context.Context, parts []*Partition, workers int, tel *telemetry.Telemetry, open Opener, done func()) (*Rows, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	first, err := openTraced(ctx, tel, parts[0], 0, open)
 	if err != nil {
@@ -132,6 +133,9 @@ func Open(ctx context.Context, parts []*Partition, workers int, tel *telemetry.T
 	}
 	go func() {
 		wg.Wait()
+		if done != nil {
+			done()
+		}
 		close(p.out)
 		close(p.exited)
 	}()
@@ -312,10 +316,6 @@ func (p *Rows) Close() error {
 	<-p.exited
 	return nil
 }
-
-// Exited is closed once every worker has left: nothing reads a partition
-// after that.
-func (p *Rows) Exited() <-chan struct{} { return p.exited }
 
 // Ahead is how many rows the workers decoded that Next has not returned
 // yet (tests check the bound on memory with it).

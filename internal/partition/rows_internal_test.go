@@ -82,7 +82,7 @@ func TestSlowConsumer(t *testing.T) {
 	for p := range 4 {
 		data = append(data, int64Partition(t, p*10000, 5000, 10))
 	}
-	pr, err := Open(context.Background(), partitions(4), 4, nil, opener(data))
+	pr, err := Open(context.Background(), partitions(4), 4, nil, opener(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestFirstErrorStops(t *testing.T) {
 		}
 		return opener(data)(ctx, p)
 	}
-	pr, err := Open(context.Background(), partitions(2), 1, nil, open)
+	pr, err := Open(context.Background(), partitions(2), 1, nil, open, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestFirstErrorStops(t *testing.T) {
 // TestEncodedResult: the metadata result set of a partitioned read is the
 // row type of its columns; its statistics are empty.
 func TestEncodedResult(t *testing.T) {
-	pr, err := Open(context.Background(), partitions(1), 1, nil, opener([][][]byte{int64Partition(t, 0, 1, 10)}))
+	pr, err := Open(context.Background(), partitions(1), 1, nil, opener([][][]byte{int64Partition(t, 0, 1, 10)}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
