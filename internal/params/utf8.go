@@ -122,12 +122,21 @@ func CheckMutationsUTF8(ms []*spannerpb.Mutation) error {
 // a column name of a mutation is not valid UTF-8: the commit's encoder
 // would send it, and Spanner refuse it naming nothing.
 func CheckNamesUTF8(table string, cols []string) error {
-	for _, n := range append([]string{table}, cols...) {
-		if !utf8.ValidString(n) {
-			return &InvalidUTF8Error{Name: n, Table: table, IsName: true, Offset: sqlparse.InvalidUTF8At(n)}
+	if !utf8.ValidString(table) {
+		return nameError(table, table)
+	}
+	for _, c := range cols {
+		if !utf8.ValidString(c) {
+			return nameError(table, c)
 		}
 	}
 	return nil
+}
+
+// nameError is CheckNamesUTF8's error for name, a name of a mutation of
+// table.
+func nameError(table, name string) error {
+	return &InvalidUTF8Error{Name: name, Table: table, IsName: true, Offset: sqlparse.InvalidUTF8At(name)}
 }
 
 // CheckRowUTF8 is CheckMutationsUTF8 for one row of a write of cols to
@@ -147,6 +156,9 @@ func CheckRowUTF8(table string, cols []string, row *structpb.ListValue) error {
 // table.
 func mutationUTF8(table, col string, v *structpb.Value) error {
 	err := CheckUTF8(col, v)
+	if err == nil {
+		return nil // errors.As's target would escape: one allocation per value
+	}
 	var ue *InvalidUTF8Error
 	if errors.As(err, &ue) {
 		ue.Table = table
